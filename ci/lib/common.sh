@@ -1,0 +1,70 @@
+# Shared by ci/torchplace's subcommands: exit codes, dependency install, build, Python lookup.
+# shellcheck shell=bash
+
+readonly TP_EXIT_OK=0 TP_EXIT_FAIL=1 TP_EXIT_USAGE=2 TP_EXIT_ENV=3
+TP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+readonly TP_ROOT
+# Debian packages the suite needs: build, tests, benchmarks, report and gate.
+readonly TP_APT_PACKAGES="cmake g++ make libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev \
+nlohmann-json3-dev python3-matplotlib python3-scipy"
+
+tp_die() { # <exit code> <message>
+  echo "torchplace: $2" >&2
+  exit "$1"
+}
+
+tp_log() { echo "torchplace: $*" >&2; }
+
+# Installs the missing Debian packages when that is allowed and possible; otherwise prints the
+# exact command and stops. TORCHPLACE_NO_INSTALL=1 (or --no-install) forbids installing:
+# the dependencies then come from CMAKE_PREFIX_PATH / Torch_DIR (a GPU runner, a pip torch).
+tp_ensure_deps() {
+  [[ "${TORCHPLACE_NO_INSTALL:-0}" == 1 ]] && return 0
+  command -v dpkg-query >/dev/null || tp_die $TP_EXIT_ENV \
+    "not a Debian/Ubuntu system: install LibTorch, GoogleTest, Google Benchmark, nlohmann-json, matplotlib and scipy yourself, then rerun with --no-install"
+  local missing=() pkg
+  for pkg in $TP_APT_PACKAGES; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  local cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+  if [[ $(id -u) != 0 ]]; then
+    tp_die $TP_EXIT_ENV "missing packages; run as root: apt-get update && $cmd"
+  fi
+  tp_log "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >&2 || tp_die $TP_EXIT_ENV "apt-get update failed (is the mirror in /etc/apt/sources.list.d reachable?)"
+  $cmd -q >&2 || tp_die $TP_EXIT_ENV "apt-get install failed: $cmd"
+}
+
+# The build folder, overridable for builds against other LibTorch installs.
+tp_build_dir() { echo "${TORCHPLACE_BUILD_DIR:-$TP_ROOT/build/ci}"; }
+
+# Configures (honouring Torch_DIR / CMAKE_PREFIX_PATH from the environment) and builds.
+tp_build() {
+  local build_dir
+  build_dir=$(tp_build_dir)
+  local args=(-S "$TP_ROOT" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release)
+  [[ -n "${Torch_DIR:-}" ]] && args+=(-DTorch_DIR="$Torch_DIR")
+  [[ -n "${TORCHPLACE_CMAKE_ARGS:-}" ]] && read -r -a extra <<<"$TORCHPLACE_CMAKE_ARGS" && args+=("${extra[@]}")
+  cmake "${args[@]}" >&2 || tp_die $TP_EXIT_ENV "configure failed (see the CMake message above)"
+  cmake --build "$build_dir" -j "$(nproc)" >&2 || tp_die $TP_EXIT_FAIL "build failed"
+}
+
+# A Python with matplotlib and scipy, or nothing.
+tp_python() {
+  local candidate
+  for candidate in "${TORCHPLACE_PYTHON:-}" /usr/bin/python3 python3; do
+    [[ -n "$candidate" ]] || continue
+    if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib, scipy" 2>/dev/null; then
+      command -v "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+tp_require_python() {
+  tp_python || tp_die $TP_EXIT_ENV \
+    "no Python with matplotlib and scipy found; install them: apt-get install python3-matplotlib python3-scipy (or set TORCHPLACE_PYTHON)"
+}

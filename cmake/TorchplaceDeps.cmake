@@ -1,0 +1,63 @@
+# Finds the suite's dependencies and derives the settings that depend on the LibTorch found.
+#
+# Sets:
+#   TORCHPLACE_CXX_STANDARD  17 or 20: what the LibTorch headers demand (2.14 needs 20)
+#   TORCHPLACE_WITH_CUDA     ON when the LibTorch found was built with CUDA
+#   Torch_VERSION            from TorchConfigVersion.cmake
+
+find_package(Torch QUIET)
+if(NOT Torch_FOUND)
+  message(FATAL_ERROR
+    "LibTorch not found.\n"
+    "  On Debian/Ubuntu: apt-get install libtorch-dev\n"
+    "  Elsewhere: point CMake at it with -DTorch_DIR=<libtorch>/share/cmake/Torch\n"
+    "  or -DCMAKE_PREFIX_PATH=<libtorch> (a pip torch: "
+    "python3 -c 'import torch;print(torch.utils.cmake_prefix_path)').")
+endif()
+
+# The headers state the standard they need; read it instead of guessing from the version.
+find_file(TORCHPLACE_C10_MACROS c10/macros/Macros.h PATHS ${TORCH_INCLUDE_DIRS} NO_DEFAULT_PATH)
+set(TORCHPLACE_CXX_STANDARD 17)
+if(TORCHPLACE_C10_MACROS)
+  file(STRINGS "${TORCHPLACE_C10_MACROS}" _tp_cxx20 REGEX "C\\+\\+20 or later")
+  if(_tp_cxx20)
+    set(TORCHPLACE_CXX_STANDARD 20)
+  endif()
+endif()
+
+if(TORCH_CUDA_LIBRARIES OR TARGET torch_cuda OR C10_CUDA_LIBRARY)
+  set(TORCHPLACE_WITH_CUDA ON)
+else()
+  set(TORCHPLACE_WITH_CUDA OFF)
+endif()
+
+find_package(GTest REQUIRED)
+find_package(benchmark REQUIRED)
+find_package(nlohmann_json 3.9 REQUIRED)
+include(GoogleTest)
+
+message(STATUS "torchplace: LibTorch ${Torch_VERSION}, C++${TORCHPLACE_CXX_STANDARD}, "
+               "CUDA ${TORCHPLACE_WITH_CUDA}, Google Benchmark ${benchmark_VERSION}")
+
+# A Python that has matplotlib and scipy (Debian's /usr/bin/python3 once python3-matplotlib and
+# python3-scipy are installed; a pyenv python3 on PATH usually lacks them). Reports and the gate
+# run under it. When none is found, their tests still appear in CTest, skipped with the reason.
+set(TORCHPLACE_PYTHON "" CACHE FILEPATH "Python interpreter with matplotlib and scipy")
+if(NOT TORCHPLACE_PYTHON)
+  foreach(_tp_candidate /usr/bin/python3 python3)
+    find_program(_tp_python NAMES ${_tp_candidate} NO_CACHE)
+    if(_tp_python)
+      execute_process(COMMAND ${_tp_python} -c "import matplotlib, scipy"
+                      RESULT_VARIABLE _tp_python_rc OUTPUT_QUIET ERROR_QUIET)
+      if(_tp_python_rc EQUAL 0)
+        set(TORCHPLACE_PYTHON ${_tp_python} CACHE FILEPATH "" FORCE)
+        break()
+      endif()
+    endif()
+    unset(_tp_python)
+  endforeach()
+endif()
+if(NOT TORCHPLACE_PYTHON)
+  message(WARNING "No Python with matplotlib and scipy: report and gate tests will be skipped. "
+                  "Install them with: apt-get install python3-matplotlib python3-scipy")
+endif()

@@ -1,0 +1,66 @@
+# torchplace_add_suite(<name> KIND <gtest|benchmark> SOURCES <file>...)
+#
+# The one way this project makes an executable of scenarios or benchmarks.
+#   KIND gtest      links the harness's test main; every cell becomes a CTest test through
+#                   gtest_discover_tests, labelled by the device it needs:
+#                     cpu        names holding "device=cpu"
+#                     cuda       names holding "device=cuda"
+#                     multi_gpu  names holding "devices=" (cells that take two GPUs)
+#                     unit       everything else (harness self-tests)
+#   KIND benchmark  links the harness's benchmark main and adds one smoke run to CTest,
+#                   labelled "bench", that times each benchmark for a single iteration.
+# All suites reuse the harness's precompiled <torch/torch.h>, so a scenario file costs
+# seconds to compile rather than the ~30 s of a file that parses LibTorch itself.
+#
+# Example (scenarios/CMakeLists.txt):
+#   torchplace_add_suite(torchplace_scenarios KIND gtest SOURCES forgotten_labels.cpp)
+function(torchplace_add_suite name)
+  cmake_parse_arguments(ARG "" "KIND" "SOURCES" ${ARGN})
+  if(NOT ARG_KIND MATCHES "^(gtest|benchmark)$" OR NOT ARG_SOURCES)
+    message(FATAL_ERROR "torchplace_add_suite(${name}): needs KIND gtest|benchmark and SOURCES")
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_precompile_headers(${name} REUSE_FROM torchplace_harness)
+  if(ARG_KIND STREQUAL "gtest")
+    target_link_libraries(${name} PRIVATE torchplace_harness_gtest_main)
+    _torchplace_discover_labelled(${name})
+  else()
+    target_link_libraries(${name} PRIVATE torchplace_harness_bench_main)
+    if(benchmark_VERSION VERSION_LESS 1.8)
+      set(_min_time 0.001) # seconds
+    else()
+      set(_min_time 1x) # one iteration
+    endif()
+    add_test(NAME ${name}.smoke COMMAND ${name} --benchmark_min_time=${_min_time})
+    set_tests_properties(${name}.smoke PROPERTIES LABELS bench)
+  endif()
+endfunction()
+
+# One discovery per label; the filters are disjoint and the last one takes the rest,
+# so no test is left out of CTest.
+function(_torchplace_discover_labelled target)
+  set(_filters "*device=cpu*" "*device=cuda*" "*devices=*" "-*device=*:*devices=*")
+  set(_labels cpu cuda multi_gpu unit)
+  foreach(_filter _label IN ZIP_LISTS _filters _labels)
+    gtest_discover_tests(${target}
+      TEST_FILTER "${_filter}"
+      DISCOVERY_TIMEOUT 120
+      PROPERTIES LABELS ${_label})
+  endforeach()
+endfunction()
+
+# torchplace_add_python_test(<name> LABEL <label> COMMAND <script> [args...])
+# Runs a Python test script under TORCHPLACE_PYTHON; with no such interpreter the test is still
+# listed and reports itself skipped, with the reason, instead of vanishing.
+function(torchplace_add_python_test name)
+  cmake_parse_arguments(ARG "" "LABEL" "COMMAND" ${ARGN})
+  if(TORCHPLACE_PYTHON)
+    add_test(NAME ${name} COMMAND ${TORCHPLACE_PYTHON} ${ARG_COMMAND})
+  else()
+    add_test(NAME ${name} COMMAND sh -c
+      "echo 'SKIP: no python with matplotlib and scipy (apt-get install python3-matplotlib python3-scipy)'; exit 77")
+    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS ${ARG_LABEL}
+    ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+endfunction()

@@ -1,0 +1,90 @@
+// Turns every registered cell into a GoogleTest test and checks its outcome against its
+// expectation. Only c10::Error is caught, and only to classify it: an error of the wrong class,
+// an error where success was expected, or success where an error was expected fails the cell
+// with the raw message. Anything else propagates, and GoogleTest fails the cell with it.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <chrono>
+
+#include "results.h"
+#include "scenario.h"
+
+namespace tp {
+namespace {
+
+constexpr uint64_t kSeed = 20261129;  // every cell starts from the same RNG state
+
+void run_expecting_error(const Scenario& scenario, Cell& cell, CellRecord& record) {
+  const ErrorClass wanted = record.expected.error_class;
+  try {
+    scenario.body()(cell);
+  } catch (const c10::Error& error) {
+    record.observed_outcome = "error";
+    record.message = error.what_without_backtrace();
+    record.observed_class = classify(record.message);
+    EXPECT_EQ(name_of(*record.observed_class), name_of(wanted))
+        << "raised an error of another class; raw message:\n" << record.message;
+    return;
+  }
+  record.observed_outcome = "success";
+  ADD_FAILURE() << "expected " << name_of(wanted) << ", but the broken variant ran without error";
+}
+
+void run_expecting_success(const Scenario& scenario, Cell& cell, CellRecord& record) {
+  try {
+    scenario.body()(cell);
+  } catch (const c10::Error& error) {
+    record.observed_outcome = "error";
+    record.message = error.what_without_backtrace();
+    record.observed_class = classify(record.message);
+    ADD_FAILURE() << "expected success, but LibTorch raised " << name_of(*record.observed_class)
+                  << "; raw message:\n" << record.message;
+    return;
+  }
+  record.observed_outcome = "success";
+}
+
+class CellTest : public ::testing::Test {
+ public:
+  CellTest(const Scenario& scenario, CellSpec spec) : scenario_(scenario), spec_(std::move(spec)) {}
+
+  void TestBody() override {
+    const Expect expected = scenario_.expectation(spec_);
+    CellRecord& record = ResultLog::instance().begin(spec_, expected);
+    if (auto reason = absent_reason(spec_.placement())) GTEST_SKIP() << *reason;
+    if (expected.outcome == Expect::Outcome::kSkip) GTEST_SKIP() << expected.note;
+    torch::manual_seed(kSeed);
+    Cell cell(spec_, record);
+    record.observed_outcome = "exception";  // stays so only if something other than c10::Error escapes
+    const auto start = std::chrono::steady_clock::now();
+    if (expected.outcome == Expect::Outcome::kError) {
+      run_expecting_error(scenario_, cell, record);
+    } else {
+      run_expecting_success(scenario_, cell, record);
+    }
+    record.duration_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+ private:
+  const Scenario& scenario_;
+  CellSpec spec_;
+};
+
+}  // namespace
+
+void register_cells() {
+  for (const Scenario& scenario : Registry::all()) {
+    for (const CellSpec& spec : scenario.cells()) {
+      const std::string test_name = spec.test_name();
+      ::testing::RegisterTest(scenario.name().c_str(), test_name.c_str(), nullptr,
+                              nullptr, __FILE__, __LINE__,
+                              [&scenario, spec]() -> ::testing::Test* {
+                                return new CellTest(scenario, spec);
+                              });
+    }
+  }
+}
+
+}  // namespace tp

@@ -1,0 +1,63 @@
+#include "devices.h"
+
+#include <torch/cuda.h>
+
+namespace tp {
+
+namespace {
+
+std::string compact(const torch::Device& device) {
+  std::string text = device.str();  // "cuda:0"
+  text.erase(std::remove(text.begin(), text.end(), ':'), text.end());
+  return text;
+}
+
+}  // namespace
+
+std::string Placement::label() const {
+  std::string text;
+  for (const torch::Device& device : devices) text += (text.empty() ? "" : "+") + device.str();
+  return text;
+}
+
+std::string Placement::name_part() const {
+  std::string text;
+  for (const torch::Device& device : devices) text += (text.empty() ? "" : "+") + compact(device);
+  return (devices.size() > 1 ? "devices=" : "device=") + text;
+}
+
+int cuda_device_count() { return static_cast<int>(torch::cuda::device_count()); }
+
+std::vector<Placement> expand(DeviceAxis axis) {
+  std::vector<Placement> placements;
+  if (axis == DeviceAxis::kEach) placements.push_back({{torch::Device(torch::kCPU)}});
+  if (axis == DeviceAxis::kCudaPair) {
+    placements.push_back({{torch::Device(torch::kCUDA, 0), torch::Device(torch::kCUDA, 1)}});
+    return placements;
+  }
+  const int listed = std::max(cuda_device_count(), 1);
+  for (int index = 0; index < listed; ++index) {
+    placements.push_back({{torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index))}});
+  }
+  return placements;
+}
+
+std::optional<std::string> absent_reason(const Placement& placement) {
+  int gpus_needed = 0;
+  for (const torch::Device& device : placement.devices) {
+    if (device.is_cuda()) gpus_needed = std::max(gpus_needed, device.index() + 1);
+  }
+  if (gpus_needed == 0) return std::nullopt;
+  if (!torch::cuda::is_available()) {
+    return std::string("device absent: ") + placement.label() +
+           " needs CUDA, and this LibTorch or host has no CUDA device";
+  }
+  const int present = cuda_device_count();
+  if (present < gpus_needed) {
+    return "device absent: " + placement.label() + " needs " + std::to_string(gpus_needed) +
+           " CUDA devices, this host has " + std::to_string(present);
+  }
+  return std::nullopt;
+}
+
+}  // namespace tp

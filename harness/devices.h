@@ -1,0 +1,33 @@
+// Devices as values. A cell runs on a placement: one device, or two for multi-GPU cells.
+// Placements are listed whether or not the device exists here, so that an absent device shows
+// up as a skipped cell with its reason instead of vanishing.
+#pragma once
+#include <torch/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tp {
+
+enum class DeviceAxis {
+  kEach,      // cpu, then cuda:0 .. cuda:N-1 (cuda:0 listed even when N == 0)
+  kCudaOnly,  // cuda:0 .. cuda:N-1 (cuda:0 listed even when N == 0)
+  kCudaPair,  // (cuda:0, cuda:1): cells that need two GPUs
+};
+
+struct Placement {
+  std::vector<torch::Device> devices;  // first is the cell's main device
+
+  torch::Device primary() const { return devices.front(); }
+  std::string label() const;     // "cpu", "cuda:0", "cuda:0+cuda:1"
+  std::string name_part() const; // "device=cuda0" or "devices=cuda0+cuda1" (no ':' for gtest filters)
+};
+
+int cuda_device_count();  // 0 on CPU-only builds and hosts
+std::vector<Placement> expand(DeviceAxis axis);
+
+// Why a placement cannot run here, or nothing when it can.
+std::optional<std::string> absent_reason(const Placement& placement);
+
+}  // namespace tp

@@ -1,0 +1,34 @@
+// Stable names for the ways a LibTorch call fails, and the classifier that maps a raw
+// c10::Error message onto them across LibTorch versions (message_families.cpp holds the data).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tp {
+
+enum class ErrorClass {
+  kDeviceMismatch,      // tensors on two devices in one op
+  kBackendUnavailable,  // CUDA (or another backend) asked of a build or host without it
+  kDtypeMismatch,       // operands of different dtypes
+  kMissingKey,          // a checkpoint lacks a parameter or buffer the module has
+  kFileNotFound,        // a checkpoint path that does not exist
+  kCorruptArchive,      // a truncated or damaged checkpoint
+  kOutOfMemory,         // an allocation the device cannot satisfy
+  kUnclassified,        // matched no family: always a failure
+};
+
+std::string_view name_of(ErrorClass error_class);
+
+// The class of a raw message, or kUnclassified.
+ErrorClass classify(std::string_view message);
+
+struct MessageFamily {
+  ErrorClass error_class;
+  std::string versions;  // where it was seen, e.g. "1.9-2.7"
+  std::string pattern;   // ECMAScript regex, searched anywhere in the message
+};
+
+const std::vector<MessageFamily>& message_families();
+
+}  // namespace tp

@@ -1,0 +1,68 @@
+// Test main for scenario suites: registers the cells, records each one's outcome, and writes
+// the results JSON when asked.
+//
+//   <suite> [gtest flags] [--torchplace_results=PATH]
+//
+// Exit codes: 0 every test passed or was skipped; 1 a test failed; 2 bad arguments;
+// 3 the results file could not be written.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <string>
+
+#include "results.h"
+
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitWrite = 3;
+
+// Copies GoogleTest's verdict, skip reason and failure text into the cell's record.
+class RecordingListener : public ::testing::EmptyTestEventListener {
+  void OnTestPartResult(const ::testing::TestPartResult& part) override {
+    tp::CellRecord* record = tp::ResultLog::instance().current();
+    if (record == nullptr || part.type() == ::testing::TestPartResult::kSuccess) return;
+    std::string text = part.message();
+    const std::string prefix = "Skipped\n";
+    if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
+    if (!record->reason.empty()) record->reason += "\n";
+    record->reason += text;
+  }
+
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    tp::CellRecord* record = tp::ResultLog::instance().current();
+    if (record == nullptr) return;
+    const ::testing::TestResult& result = *info.result();
+    record->status = result.Skipped() ? "skip" : result.Passed() ? "pass" : "fail";
+    tp::ResultLog::instance().end_current();
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  std::string results_path;
+  const std::string flag = "--torchplace_results=";
+  for (int index = 1; index < argc; ++index) {
+    const std::string arg = argv[index];
+    if (arg.rfind(flag, 0) == 0) {
+      results_path = arg.substr(flag.size());
+    } else {
+      std::cerr << "unknown argument '" << arg << "'\nusage: " << argv[0]
+                << " [gtest flags] [--torchplace_results=PATH]\n";
+      return kExitUsage;
+    }
+  }
+  tp::register_cells();
+  ::testing::UnitTest::GetInstance()->listeners().Append(new RecordingListener);
+  const int status = RUN_ALL_TESTS();
+  if (results_path.empty()) return status;
+  try {
+    tp::write_atomically(results_path, tp::ResultLog::instance().to_json().dump(2) + "\n");
+  } catch (const std::exception& error) {
+    std::cerr << "torchplace: " << error.what() << "\n";
+    return kExitWrite;
+  }
+  return status;
+}

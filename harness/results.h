@@ -1,0 +1,50 @@
+// One record per cell, collected while the tests run, and the results JSON they are written to.
+// Schema "torchplace.results/1" (see README): {"schema", "fingerprint", "cells": [...]}.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scenario.h"
+
+namespace tp {
+
+struct CellRecord {
+  CellRecord(CellSpec cell_spec, Expect expectation)
+      : spec(std::move(cell_spec)), expected(std::move(expectation)) {}
+
+  CellSpec spec;
+  Expect expected;
+  std::string observed_outcome = "not_run";  // "success", "error", "exception", "not_run"
+  std::optional<ErrorClass> observed_class;
+  std::string message;  // the raw message LibTorch gave, without backtrace
+  std::string status;   // "pass", "fail", "skip"
+  std::string reason;   // skip reason, or the failures gtest reported
+  double duration_ms = 0;
+  std::map<std::string, double> metrics;
+  std::vector<std::string> notes;
+};
+
+class ResultLog {
+ public:
+  static ResultLog& instance();
+  CellRecord& begin(const CellSpec& spec, const Expect& expected);
+  CellRecord* current() { return current_; }
+  void end_current() { current_ = nullptr; }
+  nlohmann::ordered_json to_json() const;
+
+ private:
+  std::vector<std::unique_ptr<CellRecord>> records_;
+  CellRecord* current_ = nullptr;
+};
+
+nlohmann::ordered_json to_json(const CellRecord& record);
+
+// Writes text to path through a temporary file and a rename: a reader never sees half a file,
+// and a failed write leaves what was there. Throws std::runtime_error naming the path.
+void write_atomically(const std::string& path, const std::string& text);
+
+}  // namespace tp

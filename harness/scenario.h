@@ -1,0 +1,113 @@
+// A scenario: named axes run as a cartesian product over a device axis, an expectation per cell,
+// and a body. Registered where it is written:
+//
+//   TP_SCENARIO(forgotten_labels)
+//       .axis("loss", {"cross_entropy", "nll"})
+//       .axis("variant", {"broken", "manual_to"})
+//       .on(tp::DeviceAxis::kEach)
+//       .expect([](const tp::CellSpec& cell) { return tp::Expect::success(); })
+//       .run([](tp::Cell& cell) { /* uses cell.axis("loss"), cell.device() */ });
+//
+// The harness turns each cell into one GoogleTest test, named
+// "forgotten_labels.loss=nll/variant=manual_to/device=cuda0", and into one record of the results
+// JSON. Scenarios hold no timing or reporting code.
+#pragma once
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "devices.h"
+#include "error_class.h"
+
+namespace tp {
+
+// What a cell must do: raise an error of a class, succeed, or not run here (with the reason).
+struct Expect {
+  enum class Outcome { kSuccess, kError, kSkip };
+  Outcome outcome = Outcome::kSuccess;
+  ErrorClass error_class = ErrorClass::kUnclassified;
+  std::string note;  // why: the skip reason, or why a mistake stays latent
+
+  static Expect success(std::string note = {}) { return {Outcome::kSuccess, {}, std::move(note)}; }
+  static Expect error(ErrorClass error_class, std::string note = {}) {
+    return {Outcome::kError, error_class, std::move(note)};
+  }
+  static Expect skip(std::string reason) { return {Outcome::kSkip, {}, std::move(reason)}; }
+};
+
+using AxisValues = std::vector<std::pair<std::string, std::string>>;  // in declaration order
+
+class CellSpec {
+ public:
+  CellSpec(std::string scenario, AxisValues axes, Placement placement)
+      : scenario_(std::move(scenario)), axes_(std::move(axes)), placement_(std::move(placement)) {}
+
+  const std::string& scenario() const { return scenario_; }
+  const AxisValues& axes() const { return axes_; }
+  const std::string& axis(const std::string& name) const;  // throws std::out_of_range
+  const Placement& placement() const { return placement_; }
+  torch::Device device() const { return placement_.primary(); }
+  std::string id() const;         // "forgotten_labels/loss=nll/device=cuda:0"
+  std::string test_name() const;  // "loss=nll/device=cuda0"
+
+ private:
+  std::string scenario_;
+  AxisValues axes_;
+  Placement placement_;
+};
+
+struct CellRecord;
+
+// What a running body sees: its spec, plus a place for figures and notes for the report.
+class Cell : public CellSpec {
+ public:
+  Cell(const CellSpec& spec, CellRecord& record) : CellSpec(spec), record_(record) {}
+  void metric(const std::string& name, double value);
+  void note(const std::string& text);
+
+ private:
+  CellRecord& record_;
+};
+
+using ExpectFn = std::function<Expect(const CellSpec&)>;
+using BodyFn = std::function<void(Cell&)>;
+
+class Scenario {
+ public:
+  explicit Scenario(std::string name) : name_(std::move(name)) {}
+  Scenario& axis(std::string name, std::vector<std::string> values);
+  Scenario& on(DeviceAxis device_axis);
+  Scenario& expect(ExpectFn expect_fn);
+  Scenario& run(BodyFn body_fn);
+
+  const std::string& name() const { return name_; }
+  std::vector<CellSpec> cells() const;  // the cartesian product, devices last
+  Expect expectation(const CellSpec& cell) const { return expect_fn_(cell); }
+  const BodyFn& body() const { return body_fn_; }
+
+ private:
+  std::string name_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes_;
+  DeviceAxis device_axis_ = DeviceAxis::kEach;
+  ExpectFn expect_fn_ = [](const CellSpec&) { return Expect::success(); };
+  BodyFn body_fn_;
+};
+
+class Registry {
+ public:
+  static Scenario& add(std::string name);
+  static const std::deque<Scenario>& all();
+};
+
+// Registers every cell of every scenario with GoogleTest. Called once, from the test main.
+void register_cells();
+
+}  // namespace tp
+
+#define TP_CONCAT_INNER(a, b) a##b
+#define TP_CONCAT(a, b) TP_CONCAT_INNER(a, b)
+#define TP_SCENARIO(name) \
+  [[maybe_unused]] static ::tp::Scenario& TP_CONCAT(tp_scenario_, name) = ::tp::Registry::add(#name)

@@ -1,0 +1,44 @@
+// Cells are the full cartesian product of the axes and the device axis, named stably.
+#include "scenario.h"
+
+#include <gtest/gtest.h>
+
+namespace tp {
+namespace {
+
+TEST(Scenario, CellsAreTheCartesianProductWithDevicesLast) {
+  Scenario scenario("demo");
+  scenario.axis("a", {"x", "y"}).axis("b", {"1", "2", "3"}).on(DeviceAxis::kEach);
+  const std::vector<CellSpec> cells = scenario.cells();
+  const size_t devices = expand(DeviceAxis::kEach).size();
+  ASSERT_EQ(cells.size(), 2u * 3u * devices);
+  EXPECT_EQ(cells.front().id(), "demo/a=x/b=1/device=cpu");
+  EXPECT_EQ(cells.front().test_name(), "a=x/b=1/device=cpu");
+  EXPECT_EQ(cells.back().axis("a"), "y");
+  EXPECT_EQ(cells.back().axis("b"), "3");
+  EXPECT_THROW(cells.front().axis("missing"), std::out_of_range);
+}
+
+TEST(Devices, CpuIsAlwaysListedAndCudaZeroEvenWhenAbsent) {
+  const std::vector<Placement> placements = expand(DeviceAxis::kEach);
+  ASSERT_GE(placements.size(), 2u);
+  EXPECT_EQ(placements[0].label(), "cpu");
+  EXPECT_FALSE(absent_reason(placements[0]).has_value());
+  EXPECT_EQ(placements[1].label(), "cuda:0");
+  EXPECT_EQ(placements[1].name_part(), "device=cuda0");
+  EXPECT_EQ(absent_reason(placements[1]).has_value(), cuda_device_count() == 0);
+}
+
+TEST(Devices, PairsNeedTwoGpusAndSaySo) {
+  const std::vector<Placement> pairs = expand(DeviceAxis::kCudaPair);
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(pairs[0].label(), "cuda:0+cuda:1");
+  EXPECT_EQ(pairs[0].name_part(), "devices=cuda0+cuda1");
+  if (cuda_device_count() < 2) {
+    ASSERT_TRUE(absent_reason(pairs[0]).has_value());
+    EXPECT_NE(absent_reason(pairs[0])->find("cuda:0+cuda:1"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tp

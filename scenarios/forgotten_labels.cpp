@@ -1,0 +1,94 @@
+// forgotten_labels: the model and its logits are on the device, the targets stay on the CPU.
+// On CUDA the loss raises DeviceMismatch. On the CPU the mistake is latent: everything already
+// shares one device, which is why it survives CPU-only development. Each fix must train with a
+// falling loss and match a float64 CPU reference.
+#include "fixes/batch_mover.h"
+#include "fixes/follow_parameters.h"
+#include "numeric.h"
+#include "scenario.h"
+#include "training.h"
+
+namespace {
+
+constexpr int kSamples = 64;
+constexpr int kFeatures = 16;
+constexpr int kClasses = 5;
+constexpr int kSteps = 5;
+constexpr double kLearningRate = 0.5;
+constexpr double kRtol = 1e-4;  // float32 against float64 over 5 steps
+constexpr double kAtol = 1e-5;
+
+torch::Tensor loss_of(const std::string& loss, const torch::Tensor& logits,
+                      const torch::Tensor& target) {
+  if (loss == "nll") return torch::nll_loss(torch::log_softmax(logits, 1), target);
+  return torch::nn::functional::cross_entropy(logits, target);
+}
+
+struct ClassifierImpl : torch::nn::Module {
+  ClassifierImpl() : linear(register_module("linear", torch::nn::Linear(kFeatures, kClasses))) {}
+
+  torch::Tensor forward(const torch::Tensor& input) { return linear(input); }
+
+  // The self-moving fix: input and target follow the parameters, wherever the caller left them.
+  torch::Tensor loss(const std::string& kind, const torch::Tensor& input,
+                     const torch::Tensor& target) {
+    const torch::Device device = tp::fixes::parameter_device(*this);
+    return loss_of(kind, forward(input.to(device)), target.to(device));
+  }
+
+  torch::nn::Linear linear;
+};
+TORCH_MODULE(Classifier);
+
+// One step's loss, computed the way the variant under test moves (or forgets) the data.
+torch::Tensor variant_loss(const tp::CellSpec& cell, Classifier& model, const torch::Tensor& input,
+                           const torch::Tensor& target) {
+  const std::string& variant = cell.axis("variant");
+  const std::string& kind = cell.axis("loss");
+  const torch::Device device = cell.device();
+  if (variant == "broken") return loss_of(kind, model(input.to(device)), target);
+  if (variant == "manual_to") return loss_of(kind, model(input.to(device)), target.to(device));
+  if (variant == "batch_mover") {
+    const auto [moved_input, moved_target] =
+        tp::fixes::to_device(std::make_tuple(input, target), device);
+    return loss_of(kind, model(moved_input), moved_target);
+  }
+  return model->loss(kind, input, target);  // self_moving_module
+}
+
+void run(tp::Cell& cell) {
+  const torch::Tensor input = torch::randn({kSamples, kFeatures});  // as a loader yields: CPU
+  const torch::Tensor target = torch::randint(kClasses, {kSamples}, torch::kLong);
+  Classifier model;
+  Classifier reference;
+  tp::copy_state(*model, *reference);
+  reference->to(torch::kFloat64);
+  model->to(cell.device());
+
+  const auto losses = tp::train_sgd(model->parameters(), kSteps, kLearningRate,
+                                    [&] { return variant_loss(cell, model, input, target); });
+  const auto reference_losses =
+      tp::train_sgd(reference->parameters(), kSteps, kLearningRate, [&] {
+        return loss_of(cell.axis("loss"), reference(input.to(torch::kFloat64)), target);
+      });
+  cell.metric("first_loss", losses.front());
+  cell.metric("final_loss", losses.back());
+  EXPECT_LT(losses.back(), losses.front()) << "the loss did not fall";
+  TP_EXPECT_CLOSE(torch::tensor(losses), torch::tensor(reference_losses), kRtol, kAtol);
+  TP_EXPECT_CLOSE(model->linear->weight, reference->linear->weight, kRtol, kAtol);
+}
+
+tp::Expect expectation(const tp::CellSpec& cell) {
+  if (cell.axis("variant") != "broken") return tp::Expect::success();
+  if (cell.device().is_cuda()) return tp::Expect::error(tp::ErrorClass::kDeviceMismatch);
+  return tp::Expect::success("latent on the CPU: logits and targets already share a device");
+}
+
+}  // namespace
+
+TP_SCENARIO(forgotten_labels)
+    .axis("loss", {"cross_entropy", "nll"})
+    .axis("variant", {"broken", "manual_to", "batch_mover", "self_moving_module"})
+    .on(tp::DeviceAxis::kEach)
+    .expect(expectation)
+    .run(run);
