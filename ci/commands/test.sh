@@ -1,0 +1,16 @@
+# ci/torchplace test [--no-install]: build, then run every CTest test (JUnit in the build folder).
+cmd_test() {
+  while (($#)); do
+    case "$1" in
+      --no-install) export TORCHPLACE_NO_INSTALL=1 ;;
+      *) tp_die $TP_EXIT_USAGE "test: unknown argument '$1' (usage: ci/torchplace test [--no-install])" ;;
+    esac
+    shift
+  done
+  tp_ensure_deps
+  tp_build
+  local build_dir
+  build_dir=$(tp_build_dir)
+  ctest --test-dir "$build_dir" -j "$(nproc)" --output-on-failure --no-tests=error \
+    --output-junit "$build_dir/junit.xml" || exit $TP_EXIT_FAIL
+}
