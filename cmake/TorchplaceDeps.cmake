@@ -15,13 +15,16 @@ if(NOT Torch_FOUND)
     "python3 -c 'import torch;print(torch.utils.cmake_prefix_path)').")
 endif()
 
-# The headers state the standard they need; read it instead of guessing from the version.
-find_file(TORCHPLACE_C10_MACROS c10/macros/Macros.h PATHS ${TORCH_INCLUDE_DIRS} NO_DEFAULT_PATH)
+# The headers state the standard they need (`#error C++20 or later compatible compiler is
+# required` in torch/all.h of 2.14; "C++14 or later" in 1.13): read it instead of guessing from
+# the version. C++17 is this suite's own minimum.
+find_file(TORCHPLACE_TORCH_ALL_H torch/all.h
+          PATHS ${TORCH_INCLUDE_DIRS} PATH_SUFFIXES torch/csrc/api/include NO_DEFAULT_PATH)
 set(TORCHPLACE_CXX_STANDARD 17)
-if(TORCHPLACE_C10_MACROS)
-  file(STRINGS "${TORCHPLACE_C10_MACROS}" _tp_cxx20 REGEX "C\\+\\+20 or later")
-  if(_tp_cxx20)
-    set(TORCHPLACE_CXX_STANDARD 20)
+if(TORCHPLACE_TORCH_ALL_H)
+  file(STRINGS "${TORCHPLACE_TORCH_ALL_H}" _tp_required REGEX "C\\+\\+[0-9]+ or later")
+  if(_tp_required MATCHES "C\\+\\+(2[0-9])")
+    set(TORCHPLACE_CXX_STANDARD ${CMAKE_MATCH_1})
   endif()
 endif()
 

@@ -1,12 +1,52 @@
 // Benchmark main: Google Benchmark with the harness fingerprint in the JSON context, so every
 // saved run says which LibTorch, GPU and driver produced it.
+//
+// Own flag: --torchplace_extra_work=FRACTION (default 0) makes every benchmark do (1 + FRACTION)
+// times its work: the gate's calibration injects a genuine slowdown with it (0.2 = 20 %).
 #include <benchmark/benchmark.h>
 
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "bench_support.h"
 #include "fingerprint.h"
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+namespace {
+
+constexpr const char* kExtraWorkFlag = "--torchplace_extra_work";
+constexpr int kExitUsage = 2;
+
+// Reads and removes --torchplace_extra_work[=...] from argv; nothing when a value is malformed.
+std::optional<double> take_extra_work(int& argc, char** argv) {
+  double fraction = 0.0;
+  int kept = 1;
+  for (int index = 1; index < argc; ++index) {
+    const std::string arg = argv[index];
+    if (arg.rfind(kExtraWorkFlag, 0) != 0) {
+      argv[kept++] = argv[index];
+      continue;
+    }
+    const std::string value = arg.size() > std::strlen(kExtraWorkFlag) &&
+                                      arg[std::strlen(kExtraWorkFlag)] == '='
+                                  ? arg.substr(std::strlen(kExtraWorkFlag) + 1)
+                                  : std::string();
+    const std::optional<double> parsed = tp::bench::parse_extra_work(value);
+    if (!parsed) {
+      std::cerr << "torchplace_bench: " << kExtraWorkFlag
+                << "=FRACTION needs a finite number >= 0 (e.g. 0.2 for 20 % more work), got '"
+                << arg << "'\n";
+      return std::nullopt;
+    }
+    fraction = *parsed;
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return fraction;
+}
+
+void add_fingerprint_context() {
   const nlohmann::ordered_json print = tp::fingerprint();
   benchmark::AddCustomContext("torchplace_fingerprint", print.dump());
   benchmark::AddCustomContext("libtorch_version", print["libtorch_version"].get<std::string>());
@@ -14,6 +54,19 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("gpu", gpus.empty() ? "none" : gpus[0]["name"].get<std::string>());
   const auto& driver = print["cuda"]["driver"];
   benchmark::AddCustomContext("driver", driver.is_null() ? "none" : driver.get<std::string>());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::optional<double> extra_work = take_extra_work(argc, argv);
+  if (!extra_work) return kExitUsage;
+  tp::bench::set_extra_work(*extra_work);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitUsage;
+  add_fingerprint_context();
+  benchmark::AddCustomContext("torchplace_extra_work", std::to_string(*extra_work));
+  tp::bench::register_all();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

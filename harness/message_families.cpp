@@ -31,9 +31,13 @@ const std::vector<MessageFamily>& message_families() {
       {E::kDtypeMismatch, "2.x", R"(must have the same dtype)"},
       // Checkpoints.
       {E::kMissingKey, "1.0+", R"(No such serialized (tensor|submodule) ')"},
+      // torch::load into a module whose submodule the archive lacks; seen 1.13.1.
+      {E::kMissingKey, "1.13", R"(No such serialized submodule: ')"},
       {E::kFileNotFound, "1.0+", R"(open file failed.*(No such file|errno 2))"},
       {E::kCorruptArchive, "1.0+", R"(PytorchStreamReader failed)"},
       {E::kCorruptArchive, "1.0+", R"(Unpickler|unpickl|Overran buffer|unknown opcode)"},
+      // The unpickler reading a GLOBAL from a data.pkl cut short; seen 1.13.1.
+      {E::kCorruptArchive, "1.13", R"(strings must be qualified Python identifiers)"},
   };
   return families;
 }

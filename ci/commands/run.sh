@@ -2,6 +2,10 @@
 # every device here, then the transfer benchmarks, then renders the report, all into DIR.
 #   DIR/results.json         one record per cell, with the fingerprint
 #   DIR/scenarios-junit.xml  the same cells as JUnit
+#   DIR/bench.json           the benchmarks (Google Benchmark JSON, every repetition kept)
+#   DIR/index.html, DIR/summary.md, DIR/*.png   the report (reports/render.py)
+# Benchmarks: TORCHPLACE_BENCH_REPETITIONS (default 5) repetitions of TORCHPLACE_BENCH_MIN_TIME
+# seconds (default 0.1) each: about 1.5 minutes on a 2-core CPU-only host.
 cmd_run() {
   local out="$TP_ROOT/out"
   while (($#)); do
@@ -12,6 +16,11 @@ cmd_run() {
     esac
     shift
   done
+  local repetitions=${TORCHPLACE_BENCH_REPETITIONS:-5} min_time=${TORCHPLACE_BENCH_MIN_TIME:-0.1}
+  [[ "$repetitions" =~ ^[1-9][0-9]*$ ]] || tp_die $TP_EXIT_USAGE \
+    "TORCHPLACE_BENCH_REPETITIONS must be a whole number >= 1, got '$repetitions'"
+  [[ "$min_time" =~ ^[0-9]*\.?[0-9]+$ ]] || tp_die $TP_EXIT_USAGE \
+    "TORCHPLACE_BENCH_MIN_TIME must be a number of seconds, got '$min_time'"
   tp_ensure_deps
   tp_build
   mkdir -p "$out" || tp_die $TP_EXIT_ENV "cannot create $out"
@@ -22,5 +31,42 @@ cmd_run() {
     --gtest_output="xml:$out/scenarios-junit.xml" || scenario_status=$?
   tp_log "scenario results: $out/results.json"
   ((scenario_status == 0)) || tp_log "some scenario cells failed (exit $scenario_status); results.json lists them"
-  return $((scenario_status == 0 ? TP_EXIT_OK : TP_EXIT_FAIL))
+  local bench_status=0
+  run_benchmarks "$build_dir" "$out" "$repetitions" "$min_time" || bench_status=$?
+  local report_status=0
+  render_report "$out" || report_status=$?
+  ((scenario_status == 0 && bench_status == 0 && report_status == 0)) && return $TP_EXIT_OK
+  return $TP_EXIT_FAIL
+}
+
+# render_report <out dir>: index.html, summary.md and the PNGs from the JSON in <out dir>. A failure
+# is logged and returned, never fatal: the results stay and the scenario status still counts.
+# A host without matplotlib (a bare GPU runner) only logs: render there later from the JSON.
+render_report() {
+  local out=$1 python status=0
+  if ! python=$(tp_python); then
+    tp_log "no report here: no Python with matplotlib and scipy (apt-get install python3-matplotlib" \
+      "python3-scipy); render it elsewhere from the JSON: ci/torchplace report $out"
+    return 0
+  fi
+  "$python" "$TP_ROOT/reports/render.py" "$out" >&2 || status=$?
+  if ((status != 0)); then
+    tp_log "report failed (exit $status); the results in $out are kept; rerun: ci/torchplace report $out"
+  fi
+  return $status
+}
+
+# run_benchmarks <build dir> <out dir> <repetitions> <min time>: writes <out>/bench.json only
+# when the run completes; a failed run leaves its partial JSON as bench.json.partial.
+run_benchmarks() {
+  local build_dir=$1 out=$2 repetitions=$3 min_time=$4 status=0
+  "$build_dir/scenarios/torchplace_bench" --benchmark_repetitions="$repetitions" \
+    --benchmark_min_time="$min_time" --benchmark_out="$out/bench.json.partial" \
+    --benchmark_out_format=json >&2 || status=$?
+  if ((status != 0)); then
+    tp_log "benchmarks failed (exit $status); partial output: $out/bench.json.partial"
+    return $TP_EXIT_FAIL
+  fi
+  mv -f "$out/bench.json.partial" "$out/bench.json"
+  tp_log "benchmark results: $out/bench.json ($repetitions repetitions)"
 }

@@ -45,6 +45,10 @@ tp_build() {
   local build_dir
   build_dir=$(tp_build_dir)
   local args=(-S "$TP_ROOT" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release)
+  # A bare GPU image may ship ninja without make.
+  if [[ -z "${CMAKE_GENERATOR:-}" ]] && ! command -v make >/dev/null && command -v ninja >/dev/null; then
+    export CMAKE_GENERATOR=Ninja
+  fi
   [[ -n "${Torch_DIR:-}" ]] && args+=(-DTorch_DIR="$Torch_DIR")
   [[ -n "${TORCHPLACE_CMAKE_ARGS:-}" ]] && read -r -a extra <<<"$TORCHPLACE_CMAKE_ARGS" && args+=("${extra[@]}")
   cmake "${args[@]}" >&2 || tp_die $TP_EXIT_ENV "configure failed (see the CMake message above)"

@@ -44,6 +44,10 @@ std::unordered_map<std::string, T> to_device(const std::unordered_map<std::strin
 template <typename D, typename L>
 torch::data::Example<D, L> to_device(const torch::data::Example<D, L>& example,
                                      torch::Device device, MoveOptions options = {});
+template <typename D>
+torch::data::Example<D, torch::data::example::NoTarget> to_device(
+    const torch::data::Example<D, torch::data::example::NoTarget>& example, torch::Device device,
+    MoveOptions options = {});
 
 template <typename T>
 std::vector<T> to_device(const std::vector<T>& items, torch::Device device, MoveOptions options) {
@@ -86,6 +90,14 @@ template <typename D, typename L>
 torch::data::Example<D, L> to_device(const torch::data::Example<D, L>& example,
                                      torch::Device device, MoveOptions options) {
   return {to_device(example.data, device, options), to_device(example.target, device, options)};
+}
+
+// A TensorDataset's examples carry no target.
+template <typename D>
+torch::data::Example<D, torch::data::example::NoTarget> to_device(
+    const torch::data::Example<D, torch::data::example::NoTarget>& example, torch::Device device,
+    MoveOptions options) {
+  return {to_device(example.data, device, options)};
 }
 
 }  // namespace tp::fixes

@@ -45,6 +45,8 @@ TEST(BatchMover, MovesExamplesAndLeavesUndefinedTensorsUndefined) {
   const auto moved = to_device(example, torch::kCPU);
   EXPECT_TRUE(torch::equal(moved.data, example.data));
   EXPECT_FALSE(moved.target.defined());
+  const torch::data::TensorExample unlabelled{torch::arange(4)};  // what TensorDataset yields
+  EXPECT_TRUE(torch::equal(to_device(unlabelled, torch::kCPU).data, unlabelled.data));
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+# ci/torchplace matrix [--versions LIST] [--out DIR] [--roots DIR] [--gate] [--fresh]
+#                      [--bookworm-root] [--cuda-compile]
+# The LibTorch version matrix: builds and runs the suite (scenarios and a short benchmark pass)
+# against each LibTorch version, each in its own cached Debian root (1.13.1 on the host when the
+# host is Debian 12 with libtorch-dev 1.13.1), then merges the columns into DIR/matrix.json and
+# DIR/matrix.md and renders the report. Columns land in DIR/<version>/.
+#   --gate           exit 2 when a fix that held on an older version fails on a newer one
+#                    (every behaviour change is printed, and written to DIR/matrix-gate.json)
+#   --fresh          recreate the roots (a from-nothing run, as on a fresh CI machine)
+#   --bookworm-root  run 1.13.1 in a bookworm root even on a suitable host
+#   --cuda-compile   add the compile-only CUDA cell: trixie + libtorch-cuda-dev 2.6.0 +
+#                    nvidia-cuda-toolkit (~10 GiB root), built and linked, never run
+# Roots live in /var/cache/torchplace/roots (TORCHPLACE_ROOTS or --roots); the mirror is the host's
+# (/etc/apt/sources.list.d/debian.sources) unless TORCHPLACE_MIRROR is set.
+# Exit: 0 all columns built, ran and passed; 1 a column failed to build or run, or a cell failed;
+# 2 --gate found a fix regression (or bad arguments); 3 unknown version, unreachable mirror, no root.
+
+# shellcheck source=../matrix/roots.sh
+source "$TP_ROOT/ci/matrix/roots.sh"
+# shellcheck source=../matrix/columns.sh
+source "$TP_ROOT/ci/matrix/columns.sh"
+
+cmd_matrix() {
+  local versions="${TP_MATRIX_VERSIONS// /,}" out="$TP_ROOT/out/matrix" gate=0 cuda=0
+  while (($#)); do
+    case "$1" in
+      --versions) [[ $# -ge 2 ]] || tp_die $TP_EXIT_USAGE "matrix: --versions needs a list, e.g. 1.13.1,2.14.1"
+        versions=$2; shift ;;
+      --out) [[ $# -ge 2 ]] || tp_die $TP_EXIT_USAGE "matrix: --out needs a folder"; out=$2; shift ;;
+      --roots) [[ $# -ge 2 ]] || tp_die $TP_EXIT_USAGE "matrix: --roots needs a folder"
+        export TORCHPLACE_ROOTS=$2; shift ;;
+      --gate) gate=1 ;;
+      --fresh) export TORCHPLACE_MATRIX_FRESH=1 ;;
+      --bookworm-root) export TORCHPLACE_MATRIX_NO_HOST=1 ;;
+      --cuda-compile) cuda=1 ;;
+      *) tp_die $TP_EXIT_USAGE "matrix: unknown argument '$1' (see the top of ci/commands/matrix.sh)" ;;
+    esac
+    shift
+  done
+  tp_matrix_parse_versions "$versions"
+  [[ $(id -u) == 0 ]] || tp_die $TP_EXIT_ENV "matrix: needs root (debootstrap, chroot, mount)"
+  mkdir -p "$out" || tp_die $TP_EXIT_ENV "matrix: cannot create $out"
+  out=$(cd "$out" && pwd)
+  trap tp_matrix_release_sources EXIT
+
+  local version pairs=()
+  for version in "${TP_MATRIX_CHOSEN[@]}"; do
+    tp_matrix_column "$version" "$out"
+    pairs+=("$version=$(tp_matrix_root_label "$version")")
+  done
+  ((cuda)) && tp_matrix_cuda_column "$out"
+  tp_matrix_finish "$out" "$gate" "${pairs[@]}"
+}
+
+# Merges, renders the report (when ci/torchplace report exists), gates; returns the exit code.
+tp_matrix_finish() { # <out> <gate 0|1> <version=root>...
+  local out=$1 gate=$2 python
+  shift 2
+  python=$(tp_python || command -v python3) || tp_die $TP_EXIT_ENV "matrix: no python3 to merge the columns"
+  "$python" "$TP_ROOT/ci/matrix/merge.py" "$out" "$@" || tp_die $TP_EXIT_ENV "matrix: merging the columns failed"
+  tp_log "matrix: $out/matrix.json and $out/matrix.md"
+  if [[ -f "$TP_ROOT/ci/commands/report.sh" ]]; then
+    "$TP_ROOT/ci/torchplace" report "$out" || tp_log "matrix: the report could not be rendered (exit $?)"
+  else
+    tp_log "matrix: ci/torchplace report is absent here: no report rendered"
+  fi
+  if ((gate)); then
+    local gate_status=0
+    "$python" "$TP_ROOT/ci/matrix/gate.py" "$out/matrix.json" --out "$out/matrix-gate.json" || gate_status=$?
+    ((gate_status == 0)) || return "$gate_status"
+  fi
+  "$python" - "$out/matrix.json" <<'PY' || return $TP_EXIT_FAIL
+import json, sys
+matrix = json.load(open(sys.argv[1]))
+bad = [v["version"] + ": " + v["status"] for v in matrix["versions"] if v["status"] != "ok"]
+bad += [c["id"] + " on " + v for c in matrix["cells"] for v, e in c["by_version"].items() if e["status"] == "fail"]
+for line in bad:
+    print("torchplace: matrix: not ok:", line, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}

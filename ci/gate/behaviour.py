@@ -1,0 +1,136 @@
+"""The behaviour gate: a run's scenario cells against the expectations committed in the repository.
+
+expectations.json holds, per cell id, the outcome and error class the code expected when it was
+last refreshed (`ci/torchplace gate --refresh-expectations RUN_DIR`). The gate fails on:
+  stopped_raising       the committed expectation is an error, the cell now succeeds
+  started_failing       the committed expectation is success, the cell now raises
+  error_class_changed   both raise, of different classes
+  exception             the cell threw something that is not a c10::Error
+  expectation_changed   the code's expectation differs from the committed one (a weakened
+                        expectation shows up here; refresh the file in the same change if meant)
+  harness_fail          the harness marked the cell failed for another reason
+  vanished              a committed cell is absent from the run
+  unexplained_skip      a cell skipped without a stated reason
+Cells skipped for a stated reason (device absent) are listed, not compared; new cells are listed.
+"""
+import datetime
+import json
+import os
+
+from policy import InputError
+from torchplace_data import load_json, load_results, require, write_atomically
+
+EXPECTATIONS_SCHEMA = "torchplace.expectations/1"
+DEFAULT_EXPECTATIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expectations.json")
+REFRESH_COMMAND = "ci/torchplace gate --refresh-expectations RUN_DIR"
+
+
+def _expected(cell):
+    return {"outcome": cell["expected"]["outcome"], "error_class": cell["expected"]["error_class"]}
+
+
+def load_expectations(path):
+    doc = load_json(path, "committed expectations")
+    require(doc, ("schema", "cells"), path)
+    if doc["schema"] != EXPECTATIONS_SCHEMA:
+        raise InputError(f"{path}: schema is {doc['schema']!r}, expected {EXPECTATIONS_SCHEMA!r}")
+    for cell_id, expected in doc["cells"].items():
+        require(expected, ("outcome", "error_class"), f"{path}: cells[{cell_id!r}]")
+    return doc["cells"]
+
+
+def results_path(run_dir):
+    """RUN_DIR/results.json, or the file itself when a file is given."""
+    return run_dir if os.path.isfile(run_dir) else os.path.join(run_dir, "results.json")
+
+
+def _cells_by_id(doc, path):
+    cells = {}
+    for cell in doc["cells"]:
+        if cell["id"] in cells:
+            raise InputError(f"{path}: cell {cell['id']!r} appears twice")
+        cells[cell["id"]] = cell
+    return cells
+
+
+def _observation_problem(committed, cell):
+    """The regression kind and text when the observed outcome breaks the committed one, or None."""
+    observed = cell["observed"]
+    if observed["outcome"] == "exception":
+        return "exception", f"threw a non-c10 exception: {observed.get('message', '')}"
+    if committed["outcome"] == "error" and observed["outcome"] == "success":
+        return "stopped_raising", f"expected {committed['error_class']}, the cell now succeeds"
+    if committed["outcome"] == "success" and observed["outcome"] == "error":
+        return "started_failing", f"now raises {observed['error_class']}: {observed.get('message', '')}"
+    if committed["outcome"] == "error" and observed["error_class"] != committed["error_class"]:
+        return "error_class_changed", (f"raises {observed['error_class']} instead of "
+                                       f"{committed['error_class']}: {observed.get('message', '')}")
+    if committed["outcome"] == "skip":
+        return "outcome_changed", f"committed as skipped, the cell ran ({observed['outcome']})"
+    if cell["status"] == "fail":
+        return "harness_fail", cell["reason"]
+    return None
+
+
+def _check_cell(committed, cell):
+    """(kind, text) for a regression, ('skipped', reason), or None when the cell is fine."""
+    if _expected(cell) != committed:
+        return "expectation_changed", (f"the code expects {_expected(cell)}, the committed file says "
+                                       f"{committed}; if intended, refresh: {REFRESH_COMMAND}")
+    if cell["status"] == "skip":
+        return ("skipped", cell["reason"]) if cell["reason"].strip() else \
+            ("unexplained_skip", "skipped without a stated reason")
+    return _observation_problem(committed, cell)
+
+
+def compare(run_dir, expectations_path):
+    """The behaviour section of the verdict; raises InputError on unreadable input."""
+    path = results_path(run_dir)
+    cells = _cells_by_id(load_results(path), path)
+    committed = load_expectations(expectations_path)
+    section = {"results": path, "expectations": expectations_path, "compared": 0,
+               "regressions": [], "skipped": [], "new": []}
+    for cell_id, cell in cells.items():
+        if cell_id not in committed:
+            section["new"].append({"id": cell_id, "expected": _expected(cell),
+                                   "observed": cell["observed"]["outcome"]})
+            continue
+        problem = _check_cell(committed[cell_id], cell)
+        if problem and problem[0] == "skipped":
+            section["skipped"].append({"id": cell_id, "reason": problem[1]})
+            continue
+        section["compared"] += 1
+        if problem:
+            section["regressions"].append({
+                "id": cell_id, "kind": problem[0], "detail": problem[1],
+                "expected": committed[cell_id], "observed": {
+                    "outcome": cell["observed"]["outcome"],
+                    "error_class": cell["observed"]["error_class"]}})
+    for cell_id in sorted(set(committed) - set(cells)):
+        section["regressions"].append({"id": cell_id, "kind": "vanished",
+                                       "detail": "in the committed expectations, absent from the run",
+                                       "expected": committed[cell_id], "observed": None})
+    return section
+
+
+def regressed(section):
+    return bool(section["regressions"])
+
+
+def refresh(run_dir, expectations_path):
+    """Rewrites the committed expectations from a run's cells; refuses a run with failed cells."""
+    path = results_path(run_dir)
+    doc = load_results(path)
+    failed = [cell["id"] for cell in doc["cells"] if cell["status"] == "fail"]
+    if failed:
+        raise InputError(f"{path}: {len(failed)} cell(s) failed (first: {failed[0]}); fix them "
+                         "before refreshing the expectations")
+    cells = _cells_by_id(doc, path)
+    out = {"schema": EXPECTATIONS_SCHEMA,
+           "refresh": REFRESH_COMMAND,
+           "generated": {"at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                         "libtorch_version": doc["fingerprint"].get("libtorch_version"),
+                         "os": doc["fingerprint"].get("os"), "cells": len(cells)},
+           "cells": {cell_id: _expected(cell) for cell_id, cell in sorted(cells.items())}}
+    write_atomically(expectations_path, json.dumps(out, indent=1) + "\n")
+    return len(cells)

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""torchplace gate: the CI regression gate (behaviour and speed), one verdict, one exit code.
+
+  gate.py --results RUN_DIR                         behaviour: RUN_DIR/results.json vs expectations
+  gate.py --baseline BASE.json --candidate CAND.json   speed: two Google Benchmark JSON runs
+  gate.py --refresh-expectations RUN_DIR            rewrite the committed expectations from a run
+
+Exit codes: 0 pass, 1 speed regression, 2 behaviour regression, 3 bad input, usage or tool error.
+With --out DIR it writes DIR/summary.md and DIR/gate.json (atomically), and always prints the
+Markdown. It fails closed: input it cannot read or compare is exit 3, never a pass.
+"""
+import argparse
+import os
+import sys
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import behaviour  # noqa: E402
+import report  # noqa: E402
+import speed  # noqa: E402
+from policy import DEFAULT_POLICY, InputError, load_policy  # noqa: E402
+from torchplace_data import write_atomically  # noqa: E402
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse would exit 2, which means a behaviour regression here
+        raise UsageError(message)
+
+
+def parse(argv):
+    parser = Parser(prog="ci/torchplace gate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", metavar="RUN_DIR", help="run folder (or results.json) to gate")
+    parser.add_argument("--baseline", metavar="BASE.json", help="baseline Google Benchmark JSON")
+    parser.add_argument("--candidate", metavar="CAND.json", help="candidate Google Benchmark JSON")
+    parser.add_argument("--expectations", default=behaviour.DEFAULT_EXPECTATIONS,
+                        help="committed expectations (default: %(default)s)")
+    parser.add_argument("--policy", default=DEFAULT_POLICY, help="speed policy (default: %(default)s)")
+    parser.add_argument("--out", metavar="DIR", help="write DIR/summary.md and DIR/gate.json")
+    parser.add_argument("--refresh-expectations", metavar="RUN_DIR",
+                        help="rewrite --expectations from RUN_DIR/results.json, then exit")
+    args = parser.parse_args(argv)
+    if bool(args.baseline) != bool(args.candidate):
+        raise UsageError("--baseline and --candidate go together")
+    if not (args.results or args.baseline or args.refresh_expectations):
+        raise UsageError("nothing to gate: give --results RUN_DIR and/or --baseline/--candidate")
+    return args
+
+
+def run_sections(args, verdict):
+    """Fills the verdict's behaviour and speed sections; bad input becomes a problem."""
+    if args.results:
+        try:
+            verdict["behaviour"] = behaviour.compare(args.results, args.expectations)
+        except InputError as error:
+            verdict["problems"].append(f"behaviour gate: {error}")
+    if args.baseline:
+        try:
+            verdict["speed"] = speed.compare(args.baseline, args.candidate, load_policy(args.policy))
+            verdict["problems"] += [f"speed gate: {p}" for p in speed.input_problems(verdict["speed"])]
+        except InputError as error:
+            verdict["problems"].append(f"speed gate: {error}")
+
+
+def exit_code(verdict):
+    """Bad input outranks a behaviour regression, which outranks a speed regression."""
+    if verdict["problems"]:
+        return report.EXIT_INPUT
+    if verdict.get("behaviour") and behaviour.regressed(verdict["behaviour"]):
+        return report.EXIT_BEHAVIOUR
+    if verdict.get("speed") and speed.regressed(verdict["speed"]):
+        return report.EXIT_SPEED
+    return report.EXIT_PASS
+
+
+def write_outputs(verdict, out_dir):
+    text = report.markdown(verdict)
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        write_atomically(os.path.join(out_dir, "summary.md"), text + "\n")
+        write_atomically(os.path.join(out_dir, "gate.json"), report.as_json(verdict))
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:  # `gate ... | head`: the files are written, the verdict stands
+        sys.stdout = None
+
+
+def main(argv):
+    try:
+        args = parse(argv)
+    except UsageError as error:
+        print(f"torchplace gate: {error} (see ci/torchplace gate --help)", file=sys.stderr)
+        return report.EXIT_INPUT
+    if args.refresh_expectations:
+        try:
+            count = behaviour.refresh(args.refresh_expectations, args.expectations)
+        except InputError as error:
+            print(f"torchplace gate: {error}", file=sys.stderr)
+            return report.EXIT_INPUT
+        print(f"torchplace gate: wrote {count} cell expectations to {args.expectations}")
+        return report.EXIT_PASS
+    verdict = {"problems": [], "behaviour": None, "speed": None}
+    run_sections(args, verdict)
+    verdict["exit_code"] = exit_code(verdict)
+    verdict["verdict"] = report.VERDICTS[verdict["exit_code"]]
+    write_outputs(verdict, args.out)
+    return verdict["exit_code"]
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except SystemExit:
+        raise
+    except BaseException:  # a tool error must read as exit 3, never as 1 (speed regression)
+        traceback.print_exc()
+        sys.exit(report.EXIT_INPUT)

@@ -1,0 +1,84 @@
+"""The verdict as Markdown (CI step summary, PR comment) and as JSON (other tools)."""
+import json
+
+SCHEMA = "torchplace.gate/1"
+EXIT_PASS, EXIT_SPEED, EXIT_BEHAVIOUR, EXIT_INPUT = 0, 1, 2, 3
+VERDICTS = {EXIT_PASS: "PASS", EXIT_SPEED: "FAIL: speed regression",
+            EXIT_BEHAVIOUR: "FAIL: behaviour regression", EXIT_INPUT: "ERROR: bad input or tool error"}
+
+
+def _duration(value_s):
+    """A time in the unit that keeps it readable: '812 ns', '3.41 ms'."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(value_s) >= scale:
+            return f"{value_s / scale:.3g} {unit}"
+    return f"{value_s * 1e9:.3g} ns"
+
+
+def _p(value):
+    return "n/a" if value is None else f"{value:.2g}"
+
+
+def _behaviour_lines(section):
+    lines = ["### Behaviour", "",
+             f"`{section['results']}` against `{section['expectations']}`: "
+             f"{section['compared']} cells compared, {len(section['regressions'])} regression(s), "
+             f"{len(section['skipped'])} skipped for a stated reason, {len(section['new'])} new.", ""]
+    if section["regressions"]:
+        lines += ["| cell | regression | committed | observed | detail |", "|---|---|---|---|---|"]
+        for row in section["regressions"]:
+            observed = row["observed"] and f"{row['observed']['outcome']} {row['observed']['error_class'] or ''}"
+            expected = f"{row['expected']['outcome']} {row['expected']['error_class'] or ''}"
+            detail = row["detail"].replace("|", "\\|").replace("\n", " ")[:200]
+            lines.append(f"| `{row['id']}` | {row['kind']} | {expected} | {observed or '-'} | {detail} |")
+        lines.append("")
+    for title, rows, text in (("New cells (not in the committed expectations)", section["new"],
+                               lambda r: f"expects {r['expected']['outcome']}"),
+                              ("Skipped cells", section["skipped"], lambda r: r["reason"])):
+        if rows:
+            lines += [f"<details><summary>{title}: {len(rows)}</summary>", ""]
+            lines += [f"- `{row['id']}`: {text(row)}" for row in rows]
+            lines += ["", "</details>", ""]
+    return lines
+
+
+def _speed_lines(section):
+    gated = sum(1 for row in section["benchmarks"] if not row["informational"])
+    lines = ["### Speed", "",
+             f"`{section['candidate']}` against `{section['baseline']}`; ratio = candidate median / "
+             f"baseline median (> 1 is slower); two-sided Mann-Whitney U, Holm-corrected over "
+             f"{gated} gated benchmark(s), alpha {section['alpha']}; policy `{section['policy']}`.", "",
+             "| benchmark | outcome | ratio | baseline | candidate | p (Holm) | reps (base/cand) | note |",
+             "|---|---|---:|---:|---:|---:|---:|---|"]
+    for row in section["benchmarks"]:
+        outcome = row["outcome"] + (" (info)" if row["informational"] else "")
+        lines.append(f"| `{row['name']}` | {outcome} | {row['ratio']:.3f} | "
+                     f"{_duration(row['median_baseline_s'])} | {_duration(row['median_candidate_s'])} | "
+                     f"{_p(row['p_adjusted'])} | {row['reps_baseline']}/{row['reps_candidate']} | "
+                     f"{row['note']} |")
+    lines.append("")
+    if any(row["outcome"] == "AMBIGUOUS" for row in section["benchmarks"]):
+        lines += ["AMBIGUOUS benchmarks do not fail the gate: rerun them with more repetitions.", ""]
+    listed = ([f"- skipped `{s['name']}` ({s['side']}): {s['reason']}" for s in section["skipped"]]
+              + [f"- new `{n['name']}`: {n['why']}" for n in section["new"]]
+              + [f"- note: {note}" for note in section["notes"]])
+    return lines + listed + ([""] if listed else [])
+
+
+def markdown(verdict):
+    """The whole summary.md text."""
+    lines = [f"## torchplace gate: {VERDICTS[verdict['exit_code']]}", "",
+             f"Exit code {verdict['exit_code']} (0 pass, 1 speed regression, 2 behaviour regression, "
+             "3 bad input or tool error).", ""]
+    if verdict["problems"]:
+        lines += ["### Problems (the gate fails closed on these)", ""]
+        lines += [f"- {problem}" for problem in verdict["problems"]] + [""]
+    if verdict.get("behaviour"):
+        lines += _behaviour_lines(verdict["behaviour"])
+    if verdict.get("speed"):
+        lines += _speed_lines(verdict["speed"])
+    return "\n".join(lines)
+
+
+def as_json(verdict):
+    return json.dumps({"schema": SCHEMA, **verdict}, indent=1) + "\n"

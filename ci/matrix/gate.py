@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Gates a version matrix (matrix.json): for each pair of neighbouring versions (old, new) it
+reports every behaviour change (outcome, status, error class, message) and fails when a fix that
+held on the old version fails on the new one.
+
+A fix is a cell whose "variant" axis is not "broken" (a cell without a variant axis counts as a
+fix too) and whose expected outcome is success. A new version that did not build or run while the
+old one did fails the gate as well: none of its fixes can be said to hold.
+
+usage: gate.py MATRIX_JSON [--out VERDICT_JSON]
+exit: 0 no fix regressed, 2 a fix regressed, 3 unreadable input
+"""
+import json
+import sys
+
+from merge import comparable  # masks per-run temporary folders in messages
+
+EXIT_OK, EXIT_REGRESSED, EXIT_INPUT = 0, 2, 3
+
+
+def is_fix(cell, entry):
+    return cell["axes"].get("variant") != "broken" and entry.get("expected_outcome") == "success"
+
+
+def compare_pair(matrix, old, new):
+    """Regressions and changes between two versions, as lists of dicts."""
+    status = {v["version"]: v for v in matrix["versions"]}
+    regressions, changes = [], []
+    if status[old]["status"] == "ok" and status[new]["status"] != "ok":
+        regressions.append({"id": f"<{new} column>", "old": "ok", "new": status[new]["status"],
+                            "detail": status[new]["first_error"] or ""})
+        return regressions, changes
+    for cell in matrix["cells"]:
+        before, after = cell["by_version"].get(old), cell["by_version"].get(new)
+        if before is None or after is None:
+            if before != after and status[old]["status"] == status[new]["status"] == "ok":
+                changes.append({"id": cell["id"], "kind": "presence",
+                                "old": "absent" if before is None else "present",
+                                "new": "absent" if after is None else "present"})
+            continue
+        for kind in ("observed_outcome", "status", "observed_class", "message"):
+            if comparable(before.get(kind)) != comparable(after.get(kind)):
+                changes.append({"id": cell["id"], "kind": kind, "old": before.get(kind),
+                                "new": after.get(kind)})
+        if before["status"] == "pass" and after["status"] == "fail" and is_fix(cell, before):
+            regressions.append({"id": cell["id"], "old": "pass", "new": "fail",
+                                "detail": after.get("reason", "")})
+    return regressions, changes
+
+
+def gate(matrix):
+    ordered = [v["version"] for v in matrix["versions"]]
+    pairs = []
+    for old, new in zip(ordered, ordered[1:]):
+        regressions, changes = compare_pair(matrix, old, new)
+        pairs.append({"old": old, "new": new, "regressions": regressions, "changes": changes})
+    failed = any(pair["regressions"] for pair in pairs)
+    return {"schema": "torchplace.matrix_gate/1", "verdict": "fail" if failed else "pass",
+            "pairs": pairs}
+
+
+def print_verdict(verdict, stream):
+    for pair in verdict["pairs"]:
+        print(f"{pair['old']} -> {pair['new']}: {len(pair['regressions'])} fix regression(s), "
+              f"{len(pair['changes'])} behaviour change(s)", file=stream)
+        for item in pair["regressions"]:
+            print(f"  REGRESSED {item['id']}: {item['old']} -> {item['new']} {item['detail']}".rstrip(),
+                  file=stream)
+        for item in pair["changes"]:
+            print(f"  changed {item['kind']} of {item['id']}: {item['old']!r} -> {item['new']!r}",
+                  file=stream)
+    print(f"matrix gate: {verdict['verdict']}", file=stream)
+
+
+def main(argv):
+    if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--out"):
+        print(__doc__, file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        with open(argv[1], encoding="utf-8") as handle:
+            matrix = json.load(handle)
+    except (OSError, ValueError) as error:
+        print(f"matrix gate: cannot read {argv[1]}: {error}", file=sys.stderr)
+        return EXIT_INPUT
+    verdict = gate(matrix)
+    print_verdict(verdict, sys.stdout)
+    if len(argv) == 4:
+        with open(argv[3] + ".tmp", "w", encoding="utf-8") as handle:
+            json.dump(verdict, handle, indent=1)
+        import os
+
+        os.replace(argv[3] + ".tmp", argv[3])
+    return EXIT_REGRESSED if verdict["verdict"] == "fail" else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

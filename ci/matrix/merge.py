@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Merges the version matrix's columns (OUT/<version>/, written by build_and_run.sh) into
+OUT/matrix.json (schema torchplace.matrix/1) and a plain-text summary OUT/matrix.md.
+
+usage: merge.py OUT VERSION=ROOT [VERSION=ROOT ...]   (oldest version first)
+"""
+import json
+import os
+import re
+import sys
+
+SCHEMA = "torchplace.matrix/1"
+CUDA_COLUMN = "cuda-2.6.0"
+# The first compiler (or CMake) error of a failed build.
+FIRST_ERROR = re.compile(r"(error:|CMake Error|fatal error|undefined reference)")
+# A cell's own temporary folder (harness/temp_dir.h: torchplace-<label>-<pid>-<n>) differs on
+# every run; messages are compared with it masked.
+TEMP_DIR = re.compile(r"torchplace-[A-Za-z0-9_-]*?-\d+-\d+")
+
+
+def comparable(value):
+    return TEMP_DIR.sub("torchplace-<tmp>", value) if isinstance(value, str) else value
+
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return ""
+
+
+def read_env(path):
+    """key=value lines (timings.env) into a dict; numbers become floats."""
+    values = {}
+    for line in read_text(path).splitlines():
+        key, _, value = line.partition("=")
+        if key:
+            values[key] = float(value) if re.fullmatch(r"-?\d+(\.\d+)?", value) else value
+    return values
+
+
+def first_error(build_log):
+    for line in build_log.splitlines():
+        if FIRST_ERROR.search(line):
+            return line.strip()
+    return None
+
+
+def load_column(out_dir, version, root):
+    """The version's entry of matrix.json and its results (or None when it did not run)."""
+    column_dir = os.path.join(out_dir, version)
+    status = read_text(os.path.join(column_dir, "status")).strip() or "run_failed"
+    env = {**read_env(os.path.join(column_dir, "prepare.env")),
+           **read_env(os.path.join(column_dir, "timings.env"))}
+    results_path = os.path.join(column_dir, "results.json")
+    results = None
+    if status == "ok":
+        with open(results_path, encoding="utf-8") as handle:
+            results = json.load(handle)
+    entry = {
+        "version": version,
+        "root": root,
+        "status": status,
+        "first_error": first_error(read_text(os.path.join(column_dir, "build.log")))
+        if status in ("build_failed", "compiled") else None,
+        "results": f"{version}/results.json" if results else None,
+        "fingerprint": results["fingerprint"] if results else None,
+        "timings_s": {key: env[key] for key in ("root", "install", "build", "run") if key in env},
+        "root_cached": bool(env.get("root_cached", 0)),
+        "scenarios_exit": env.get("scenarios_exit"),
+        "bench": env.get("bench", "absent"),
+    }
+    if env.get("bench") == "absent":
+        entry["bench_note"] = "torchplace_bench not built in this tree: benchmark pass skipped"
+    return entry, results
+
+
+def cell_entry(cell):
+    observed = cell["observed"]
+    return {
+        "status": cell["status"],
+        "expected_outcome": cell["expected"]["outcome"],
+        "expected_class": cell["expected"]["error_class"],
+        "observed_outcome": observed["outcome"],
+        "observed_class": observed["error_class"],
+        "message": observed["message"],
+        "reason": cell.get("reason", ""),
+    }
+
+
+def merge_cells(columns):
+    """columns: [(entry, results)] oldest first -> the cells list of matrix.json."""
+    cells = {}
+    for entry, results in columns:
+        for cell in (results or {}).get("cells", []):
+            merged = cells.setdefault(cell["id"], {
+                "id": cell["id"], "scenario": cell["scenario"], "axes": cell["axes"],
+                "device": cell["device"], "by_version": {}})
+            merged["by_version"][entry["version"]] = cell_entry(cell)
+    for entry, results in columns:
+        if results is None:  # the column did not run: every cell shows why
+            for merged in cells.values():
+                merged["by_version"][entry["version"]] = {
+                    "status": entry["status"], "observed_outcome": "not_run",
+                    "observed_class": None, "message": entry["first_error"] or ""}
+    return list(cells.values())
+
+
+# What differs between the versions that ran, in this order of importance.
+DIFFERENCE_KINDS = (("outcome", "observed_outcome"), ("status", "status"),
+                    ("error_class", "observed_class"), ("message", "message"))
+
+
+def differences(cells, ran_versions):
+    found = []
+    for cell in cells:
+        present = {v: cell["by_version"].get(v) for v in ran_versions}
+        for kind, key in DIFFERENCE_KINDS:
+            values = {v: (e[key] if e else "absent") for v, e in present.items()}
+            if len({json.dumps(comparable(value)) for value in values.values()}) > 1:
+                found.append({"id": cell["id"], "kind": kind, "versions": values})
+    return found
+
+
+def write_atomically(path, text):
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+def merge(out_dir, version_roots):
+    columns = [load_column(out_dir, version, root) for version, root in version_roots]
+    cells = merge_cells(columns)
+    ran = [entry["version"] for entry, results in columns if results is not None]
+    matrix = {"schema": SCHEMA, "versions": [entry for entry, _ in columns], "cells": cells,
+              "differences": differences(cells, ran)}
+    if os.path.isdir(os.path.join(out_dir, CUDA_COLUMN)):  # --cuda-compile: built, never run
+        matrix["cuda_compile"] = load_column(out_dir, CUDA_COLUMN, "trixie-cuda")[0]
+    return matrix
+
+
+def main(argv):
+    if len(argv) < 3 or not all("=" in arg for arg in argv[2:]):
+        print(__doc__, file=sys.stderr)
+        return 2
+    out_dir = argv[1]
+    matrix = merge(out_dir, [tuple(arg.split("=", 1)) for arg in argv[2:]])
+    write_atomically(os.path.join(out_dir, "matrix.json"), json.dumps(matrix, indent=1) + "\n")
+    from summary import render  # ci/matrix/summary.py
+
+    write_atomically(os.path.join(out_dir, "matrix.md"), render(matrix))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.exit(main(sys.argv))

@@ -1,0 +1,111 @@
+# The version matrix's Debian roots: which Debian suite carries which LibTorch, and how a cached
+# root is made (debootstrap --variant=minbase), provisioned (apt) and entered (chroot).
+# shellcheck shell=bash
+
+# LibTorch version -> the Debian suite whose libtorch-dev is that version.
+declare -grA TP_MATRIX_SUITES=([1.13.1]=bookworm [2.6.0]=trixie [2.14.1]=sid)
+readonly TP_MATRIX_VERSIONS="1.13.1 2.6.0 2.14.1" # oldest first
+# The CUDA compile-only cell: trixie's contrib libtorch-cuda-dev 2.6.0 and non-free's CUDA 12.4.
+readonly TP_MATRIX_CUDA_PACKAGES="libtorch-cuda-dev nvidia-cuda-toolkit"
+
+tp_matrix_roots_dir() { echo "${TORCHPLACE_ROOTS:-/var/cache/torchplace/roots}"; }
+
+# The host's Debian mirror, read at run time (never written into the repository):
+# the first URIs line of a stanza whose Suites are not the security ones.
+tp_matrix_mirror() {
+  [[ -n "${TORCHPLACE_MIRROR:-}" ]] && { echo "$TORCHPLACE_MIRROR"; return 0; }
+  local sources=/etc/apt/sources.list.d/debian.sources
+  [[ -r "$sources" ]] || tp_die $TP_EXIT_ENV "matrix: cannot read $sources to find the Debian mirror (or set TORCHPLACE_MIRROR)"
+  awk '/^URIs:/ {uri = $2} /^Suites:/ && !/security/ && uri {print uri; exit} /^$/ {uri = ""}' "$sources"
+}
+
+# Fails with exit 3 naming the mirror and suite when the suite's Release file cannot be fetched.
+tp_matrix_check_mirror() { # <mirror> <suite>
+  wget -q --timeout=20 --tries=2 -O /dev/null "$1/dists/$2/Release" ||
+    tp_die $TP_EXIT_ENV "matrix: mirror $1 cannot be reached (or has no suite '$2')"
+}
+
+# Creates ROOT with debootstrap into a temporary folder first, so the cache never holds half a root.
+tp_matrix_create_root() { # <root> <suite> <mirror> <components>
+  local root=$1 suite=$2 mirror=$3 components=$4
+  if ! command -v debootstrap >/dev/null && [[ "${TORCHPLACE_NO_INSTALL:-0}" != 1 ]]; then
+    tp_log "installing debootstrap"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >&2 ||
+      { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >&2; }
+  fi
+  command -v debootstrap >/dev/null || tp_die $TP_EXIT_ENV "matrix: debootstrap is missing: apt-get install debootstrap"
+  tp_matrix_check_mirror "$mirror" "$suite"
+  rm -rf "$root.partial"
+  mkdir -p "$(dirname "$root")" || tp_die $TP_EXIT_ENV "matrix: cannot create $(dirname "$root")"
+  tp_log "debootstrap --variant=minbase $suite $root (from $mirror)"
+  debootstrap --variant=minbase --components="${components// /,}" "$suite" "$root.partial" "$mirror" \
+    >"$root.debootstrap.log" 2>&1 ||
+    tp_die $TP_EXIT_ENV "matrix: debootstrap of $suite from $mirror failed; see $root.debootstrap.log"
+  echo "deb $mirror $suite $components" >"$root.partial/etc/apt/sources.list"
+  mv "$root.partial" "$root"
+}
+
+tp_matrix_mount_proc() { # <root>
+  mountpoint -q "$1/proc" || mount -t proc proc "$1/proc" || tp_die $TP_EXIT_ENV "matrix: cannot mount /proc in $1"
+}
+
+# Installs what is missing of <packages> into the root. A package left unpacked but not configured
+# (libtorch-cuda-dev behind the offline nvidia-cudnn downloader) is accepted when <lenient> is 1.
+tp_matrix_install() { # <root> <packages> [lenient]
+  local root=$1 packages=$2 lenient=${3:-0} missing=() pkg
+  for pkg in $packages; do
+    chroot "$root" dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok" || missing+=("$pkg")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+  tp_log "installing into $root: ${missing[*]}"
+  local apt=(chroot "$root" env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get -q)
+  "${apt[@]}" update >"$root.apt.log" 2>&1 ||
+    tp_die $TP_EXIT_ENV "matrix: apt-get update in $root failed (mirror unreachable?); see $root.apt.log"
+  "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >>"$root.apt.log" 2>&1 && return 0
+  ((lenient)) || tp_die $TP_EXIT_ENV "matrix: apt-get install ${missing[*]} in $root failed; see $root.apt.log"
+  tp_log "apt-get install reported errors (expected offline for nvidia-cudnn); see $root.apt.log"
+}
+
+# The Debian version of the root's libtorch-dev, e.g. 2.14.1+dfsg-1; "" when absent.
+tp_matrix_libtorch_version() { # <root, or "" for the host>
+  local query=(dpkg-query -W -f='${Version}' libtorch-dev)
+  if [[ -n "$1" ]]; then chroot "$1" "${query[@]}" 2>/dev/null; else "${query[@]}" 2>/dev/null; fi
+}
+
+# Makes (or reuses) the cached root of <suite>, mounts /proc, installs <packages>; appends the
+# seconds spent to <timings file> as root= and install= lines.
+tp_matrix_prepare_root() { # <root> <suite> <packages> <components> <timings file> [lenient]
+  local root=$1 suite=$2 packages=$3 components=$4 timings=$5 lenient=${6:-0} start=$SECONDS
+  if [[ ! -d "$root" || "${TORCHPLACE_MATRIX_FRESH:-0}" == 1 ]]; then
+    tp_matrix_umount_all "$root"
+    # Never delete through a mount (a bound source tree would go with it).
+    ! grep -q " $root/" /proc/mounts || tp_die $TP_EXIT_ENV "matrix: $root still has mounts; unmount them first"
+    rm -rf "$root"
+    tp_matrix_create_root "$root" "$suite" "$(tp_matrix_mirror)" "$components"
+    echo "root_cached=0" >>"$timings"
+  else
+    echo "root_cached=1" >>"$timings"
+  fi
+  echo "root=$((SECONDS - start))" >>"$timings"
+  tp_matrix_mount_proc "$root"
+  start=$SECONDS
+  tp_matrix_install "$root" "$packages" "$lenient"
+  echo "install=$((SECONDS - start))" >>"$timings"
+}
+
+# Binds the source tree read-only at ROOT/src for one run.
+tp_matrix_bind_source() { # <root>
+  mkdir -p "$1/src"
+  mountpoint -q "$1/src" && umount "$1/src"
+  mount --bind "$TP_ROOT" "$1/src" && mount -o remount,bind,ro "$1/src" ||
+    tp_die $TP_EXIT_ENV "matrix: cannot bind $TP_ROOT to $1/src"
+}
+
+tp_matrix_umount_all() { # <root>
+  local mnt
+  for mnt in src proc; do
+    mountpoint -q "$1/$mnt" 2>/dev/null && umount "$1/$mnt"
+  done
+  return 0
+}

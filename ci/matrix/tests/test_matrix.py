@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Tests of the version matrix's merge (merge.py) and gate (gate.py) on synthetic columns."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+MATRIX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, MATRIX_DIR)
+
+import gate  # noqa: E402
+import merge  # noqa: E402
+
+FIX = "s/variant=manual_to/device=cpu"
+BROKEN = "s/variant=broken/device=cpu"
+
+
+def cell(cell_id, status="pass", outcome="success", error_class=None, message="",
+         expected="success", expected_class=None):
+    variant = cell_id.split("variant=")[1].split("/")[0]
+    return {"id": cell_id, "scenario": "s", "axes": {"variant": variant}, "device": "cpu",
+            "expected": {"outcome": expected, "error_class": expected_class, "note": ""},
+            "observed": {"outcome": outcome, "error_class": error_class, "message": message},
+            "status": status, "reason": "" if status == "pass" else "loss did not fall"}
+
+
+def write_column(out, version, status, cells=(), build_log="", timings="build=10\nrun=2\n"):
+    column = os.path.join(out, version)
+    os.makedirs(column)
+    with open(os.path.join(column, "status"), "w") as handle:
+        handle.write(status + "\n")
+    with open(os.path.join(column, "timings.env"), "w") as handle:
+        handle.write(timings)
+    with open(os.path.join(column, "prepare.env"), "w") as handle:
+        handle.write("root=31\nroot_cached=0\ninstall=55\n")
+    with open(os.path.join(column, "build.log"), "w") as handle:
+        handle.write(build_log)
+    if status == "ok":
+        results = {"schema": "torchplace.results/1", "fingerprint": {"libtorch_version": version},
+                   "cells": list(cells)}
+        with open(os.path.join(column, "results.json"), "w") as handle:
+            json.dump(results, handle)
+
+
+class MergeTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_cells_by_version_and_message_difference(self):
+        old_text = "found at least two devices, cuda:0 and cpu! (wrapper__index_select)"
+        new_text = "but got index is on cpu (wrapper_CUDA__index_select)"
+        write_column(self.out, "1.13.1", "ok", [cell(FIX), cell(BROKEN, "pass", "error", "DeviceMismatch", old_text, "error", "DeviceMismatch")])
+        write_column(self.out, "2.14.1", "ok", [cell(FIX), cell(BROKEN, "pass", "error", "DeviceMismatch", new_text, "error", "DeviceMismatch")])
+        matrix = merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")])
+        self.assertEqual(matrix["schema"], "torchplace.matrix/1")
+        self.assertEqual([c["id"] for c in matrix["cells"]], [FIX, BROKEN])
+        self.assertEqual(matrix["cells"][1]["by_version"]["2.14.1"]["message"], new_text)
+        self.assertEqual(matrix["differences"], [
+            {"id": BROKEN, "kind": "message", "versions": {"1.13.1": old_text, "2.14.1": new_text}}])
+        self.assertEqual(matrix["versions"][1]["timings_s"],
+                         {"root": 31.0, "install": 55.0, "build": 10.0, "run": 2.0})
+
+    def test_build_failure_shows_first_compiler_error_and_others_still_report(self):
+        log = "[ 10%] Building\n/src/a.cpp:3:1: error: 'foo' was not declared\n/src/b.cpp:9: error: second\n"
+        write_column(self.out, "1.13.1", "ok", [cell(FIX)])
+        write_column(self.out, "2.14.1", "build_failed", build_log=log)
+        matrix = merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")])
+        failed = matrix["versions"][1]
+        self.assertEqual(failed["status"], "build_failed")
+        self.assertEqual(failed["first_error"], "/src/a.cpp:3:1: error: 'foo' was not declared")
+        self.assertEqual(matrix["cells"][0]["by_version"]["1.13.1"]["status"], "pass")
+        self.assertEqual(matrix["cells"][0]["by_version"]["2.14.1"]["status"], "build_failed")
+        self.assertEqual(matrix["differences"], [])  # only columns that ran are compared
+
+    def test_outcome_and_class_changes_are_both_listed(self):
+        write_column(self.out, "2.6.0", "ok", [cell(BROKEN, "pass", "error", "BackendUnavailable", "a", "error", "BackendUnavailable")])
+        write_column(self.out, "2.14.1", "ok", [cell(BROKEN, "fail", "success", None, "", "error", "BackendUnavailable")])
+        matrix = merge.merge(self.out, [("2.6.0", "trixie"), ("2.14.1", "sid")])
+        kinds = [d["kind"] for d in matrix["differences"]]
+        self.assertEqual(kinds, ["outcome", "status", "error_class", "message"])
+
+    def test_per_run_temporary_folders_are_not_differences(self):
+        text = "open file failed because of errno 2 on fopen: , file path: /tmp/torchplace-ck-{}-3/a.pt"
+        write_column(self.out, "1.13.1", "ok", [cell(BROKEN, "pass", "error", "FileNotFound", text.format(111), "error", "FileNotFound")])
+        write_column(self.out, "2.14.1", "ok", [cell(BROKEN, "pass", "error", "FileNotFound", text.format(222), "error", "FileNotFound")])
+        matrix = merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")])
+        self.assertEqual(matrix["differences"], [])
+
+
+class GateTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def matrix(self, old_cells, new_cells, new_status="ok"):
+        write_column(self.out, "1.13.1", "ok", old_cells)
+        write_column(self.out, "2.14.1", new_status, new_cells, build_log="x.cpp:1: error: boom\n")
+        return merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")])
+
+    def test_fix_that_held_and_now_fails_fails_the_gate(self):
+        verdict = gate.gate(self.matrix([cell(FIX)], [cell(FIX, status="fail")]))
+        self.assertEqual(verdict["verdict"], "fail")
+        self.assertEqual([r["id"] for r in verdict["pairs"][0]["regressions"]], [FIX])
+
+    def test_broken_variant_change_is_reported_not_failed(self):
+        old = cell(BROKEN, "pass", "error", "DeviceMismatch", "old text", "error", "DeviceMismatch")
+        new = cell(BROKEN, "pass", "error", "DeviceMismatch", "new text", "error", "DeviceMismatch")
+        verdict = gate.gate(self.matrix([old, cell(FIX)], [new, cell(FIX)]))
+        self.assertEqual(verdict["verdict"], "pass")
+        self.assertEqual(verdict["pairs"][0]["changes"],
+                         [{"id": BROKEN, "kind": "message", "old": "old text", "new": "new text"}])
+
+    def test_new_version_that_does_not_build_fails_the_gate(self):
+        verdict = gate.gate(self.matrix([cell(FIX)], [], new_status="build_failed"))
+        self.assertEqual(verdict["verdict"], "fail")
+        self.assertEqual(verdict["pairs"][0]["regressions"][0]["detail"], "x.cpp:1: error: boom")
+
+    def test_fix_failing_on_both_is_not_a_regression(self):
+        verdict = gate.gate(self.matrix([cell(FIX, status="fail")], [cell(FIX, status="fail")]))
+        self.assertEqual(verdict["verdict"], "pass")
+
+    def test_command_line_exit_codes(self):
+        matrix = self.matrix([cell(FIX)], [cell(FIX, status="fail")])
+        path = os.path.join(self.out, "matrix.json")
+        with open(path, "w") as handle:
+            json.dump(matrix, handle)
+        script = os.path.join(MATRIX_DIR, "gate.py")
+        run = subprocess.run([sys.executable, script, path, "--out", path + ".gate"],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn(f"REGRESSED {FIX}", run.stdout)
+        missing = subprocess.run([sys.executable, script, os.path.join(self.out, "nope.json")],
+                                 capture_output=True, text=True)
+        self.assertEqual(missing.returncode, 3)
+        self.assertIn("cannot read", missing.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

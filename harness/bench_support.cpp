@@ -1,0 +1,110 @@
+#include "bench_support.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "devices.h"
+
+#if TORCHPLACE_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace tp::bench {
+
+namespace {
+
+std::vector<Registrar>& registrars() {
+  static std::vector<Registrar> all;  // filled during static initialisation
+  return all;
+}
+
+double extra_work_fraction = 0.0;
+
+}  // namespace
+
+bool add_registrar(Registrar registrar) {
+  registrars().push_back(registrar);
+  return true;
+}
+
+void register_all() {
+  for (Registrar registrar : registrars()) registrar();
+}
+
+std::vector<torch::Device> cuda_bench_devices() {
+  std::vector<torch::Device> devices;
+  for (const Placement& placement : expand(DeviceAxis::kCudaOnly)) {
+    devices.push_back(placement.primary());
+  }
+  return devices;
+}
+
+std::string device_part(const torch::Device& device) { return "device:" + device.str(); }
+
+std::optional<std::string> absent_reason(const torch::Device& device) {
+  return tp::absent_reason(Placement{{device}});
+}
+
+void skip(benchmark::State& state, const std::string& reason) {
+#if TORCHPLACE_BENCHMARK_VERSION_MAJOR > 1 || \
+    (TORCHPLACE_BENCHMARK_VERSION_MAJOR == 1 && TORCHPLACE_BENCHMARK_VERSION_MINOR >= 8)
+  state.SkipWithMessage(reason);
+#else
+  state.SkipWithError(("skip: " + reason).c_str());
+#endif
+}
+
+void set_extra_work(double fraction) { extra_work_fraction = fraction; }
+
+double extra_work() { return extra_work_fraction; }
+
+std::optional<double> parse_extra_work(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(value) || value < 0) return std::nullopt;
+  return value;
+}
+
+void with_extra_work(int64_t units, const std::function<void(int64_t)>& work) {
+  work(units);
+  const double fraction = extra_work();
+  const auto whole_repeats = static_cast<int64_t>(std::floor(fraction));
+  for (int64_t repeat = 0; repeat < whole_repeats; ++repeat) work(units);
+  const auto rest = static_cast<int64_t>(std::llround((fraction - whole_repeats) * units));
+  if (rest > 0) work(rest);
+}
+
+std::vector<int64_t> powers_of_4(int64_t from, int64_t to) {
+  std::vector<int64_t> sizes;
+  for (int64_t bytes = from; bytes <= to; bytes *= 4) sizes.push_back(bytes);
+  return sizes;
+}
+
+#if TORCHPLACE_WITH_CUDA
+int64_t free_device_bytes(const torch::Device& device) {
+  c10::cuda::CUDAGuard guard(device);
+  c10::cuda::CUDACachingAllocator::emptyCache();
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  C10_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return static_cast<int64_t>(free_bytes);
+}
+
+std::optional<std::string> lacks_memory(const torch::Device& device, int64_t bytes_needed) {
+  const int64_t free_bytes = free_device_bytes(device);
+  if (bytes_needed + bytes_needed / 10 <= free_bytes) return std::nullopt;
+  return "too little device memory: needs " + std::to_string(bytes_needed) + " bytes (+10 %), " +
+         device.str() + " has " + std::to_string(free_bytes) + " free";
+}
+
+double EventTimer::stop_seconds() {
+  stop_.record(stream_);
+  stop_.synchronize();
+  return start_.elapsed_time(stop_) / 1000.0;  // elapsed_time is in ms
+}
+#endif
+
+}  // namespace tp::bench

@@ -1,0 +1,101 @@
+// Benchmark-side helpers with no scenario knowledge: run-time registration after the flags are
+// read, the device axis (CUDA benchmarks listed for every GPU present, and for cuda:0 on a
+// CPU-only host so that they show up skipped with the reason), the skip compat across Google
+// Benchmark versions, the extra-work knob the gate's calibration uses, CUDA event timing and
+// free-device-memory checks.
+#pragma once
+#include <benchmark/benchmark.h>
+#include <c10/util/Exception.h>
+#include <torch/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#if TORCHPLACE_WITH_CUDA
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace tp::bench {
+
+// A bench file's registrar: a function that calls benchmark::RegisterBenchmark. Bench files add
+// theirs from a static initialiser; bench_main runs them all once the flags are parsed, so that
+// device queries happen in main and not before it.
+using Registrar = void (*)();
+bool add_registrar(Registrar registrar);  // returns true, for `static const bool x = ...;`
+void register_all();
+
+// Devices of the CUDA benchmarks: cuda:0 .. cuda:N-1, and cuda:0 when N == 0.
+std::vector<torch::Device> cuda_bench_devices();
+std::string device_part(const torch::Device& device);  // "device:cuda:0"
+// Why `device` cannot run a benchmark here, or nothing when it can.
+std::optional<std::string> absent_reason(const torch::Device& device);
+
+// A planned skip: SkipWithMessage on Google Benchmark >= 1.8, else SkipWithError("skip: " + why)
+// (the report and the gate read an error_message starting with "skip: " as a planned skip).
+void skip(benchmark::State& state, const std::string& reason);
+
+// Runs `body`; a c10::Error it throws fails this benchmark with its message (an error_message
+// without the "skip: " prefix) instead of ending the whole run.
+template <typename Body>
+void fail_on_error(benchmark::State& state, Body&& body) {
+  try {
+    body();
+  } catch (const c10::Error& error) {
+    state.SkipWithError(error.what_without_backtrace());
+  }
+}
+
+// --torchplace_extra_work=FRACTION: every benchmark does (1 + FRACTION) times its work.
+void set_extra_work(double fraction);
+double extra_work();
+// Parses the flag's value: a finite number >= 0; nothing for anything else.
+std::optional<double> parse_extra_work(const std::string& text);
+// Runs work(units), then the extra work: whole repeats of `units`, then work(rest) for the
+// fractional part (rest rounded, skipped when 0). Units are bytes, tensors, batches.
+void with_extra_work(int64_t units, const std::function<void(int64_t)>& work);
+
+constexpr int64_t kKiB = 1024;
+constexpr int64_t kMiB = 1024 * kKiB;
+constexpr int64_t kGiB = 1024 * kMiB;
+// from, from*4, ..., up to `to` inclusive (bytes)
+std::vector<int64_t> powers_of_4(int64_t from, int64_t to);
+
+// Host wall clock, for paths whose cost is on the host (pageable copies, pinning).
+class HostTimer {
+ public:
+  void start() { start_ = std::chrono::steady_clock::now(); }
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+#if TORCHPLACE_WITH_CUDA
+// Bytes of free device memory after the caching allocator returned what it keeps.
+int64_t free_device_bytes(const torch::Device& device);
+
+// Why `bytes_needed` do not fit on `device` now, or nothing when they do (10 % headroom).
+std::optional<std::string> lacks_memory(const torch::Device& device, int64_t bytes_needed);
+
+// Device time between start() and stop() on one stream, from a pair of CUDA events.
+class EventTimer {
+ public:
+  explicit EventTimer(c10::cuda::CUDAStream stream) : stream_(stream) {}
+  void start() { start_.record(stream_); }
+  double stop_seconds();  // records the stop event, waits for it, returns seconds
+
+ private:
+  c10::cuda::CUDAStream stream_;
+  at::cuda::CUDAEvent start_{cudaEventDefault};
+  at::cuda::CUDAEvent stop_{cudaEventDefault};
+};
+#endif
+
+}  // namespace tp::bench

@@ -1,0 +1,88 @@
+// The GradScaler's logic, on the CPU with injected gradients: a step with an inf or NaN
+// gradient is skipped and backs the scale off; good steps unscale exactly and, after
+// growth_interval of them in a row, grow the scale.
+#include "fixes/grad_scaler.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace tp::fixes {
+namespace {
+
+constexpr double kLearningRate = 0.1;
+
+struct Fixture {
+  torch::Tensor weight = torch::ones({3}, torch::requires_grad());
+  torch::optim::SGD optimizer{{weight}, torch::optim::SGDOptions(kLearningRate)};
+
+  // Sets the gradient to `grad` times the scale, as a backward of a scaled loss would.
+  void inject(const GradScaler& scaler, const torch::Tensor& grad) {
+    weight.mutable_grad() = grad * scaler.current_scale();
+  }
+};
+
+TEST(GradScaler, ScalesTheLossByTheCurrentScale) {
+  GradScaler scaler(GradScalerOptions{/*init_scale=*/1024.0});
+  EXPECT_EQ(scaler.scale(torch::tensor(0.5)).item<double>(), 512.0);
+}
+
+TEST(GradScaler, GoodStepUnscalesAndSteps) {
+  Fixture f;
+  GradScaler scaler;
+  f.inject(scaler, torch::tensor({1.0f, 2.0f, 3.0f}));
+  EXPECT_TRUE(scaler.step(f.optimizer));
+  scaler.update();
+  // weight - lr * grad, with the grad unscaled back to {1, 2, 3}
+  EXPECT_TRUE(torch::allclose(f.weight, torch::tensor({0.9f, 0.8f, 0.7f})));
+  EXPECT_EQ(scaler.current_scale(), 65536.0);
+  EXPECT_EQ(scaler.good_steps(), 1);
+}
+
+TEST(GradScaler, InfOrNanGradientSkipsTheStepAndReducesTheScale) {
+  for (const float bad :
+       {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    Fixture f;
+    GradScaler scaler;
+    f.inject(scaler, torch::tensor({1.0f, bad, 3.0f}));
+    EXPECT_FALSE(scaler.step(f.optimizer)) << bad;
+    scaler.update();
+    EXPECT_TRUE(torch::equal(f.weight, torch::ones({3}))) << "the weight moved on " << bad;
+    EXPECT_EQ(scaler.current_scale(), 32768.0) << bad;
+    EXPECT_EQ(scaler.good_steps(), 0) << bad;
+  }
+}
+
+TEST(GradScaler, GrowsAfterGrowthIntervalGoodStepsAndAnInfResetsTheCount) {
+  Fixture f;
+  GradScaler scaler(GradScalerOptions{/*init_scale=*/8.0, 2.0, 0.5, /*growth_interval=*/3});
+  const auto good_step = [&] {
+    f.inject(scaler, torch::full({3}, 0.01f));
+    ASSERT_TRUE(scaler.step(f.optimizer));
+    scaler.update();
+  };
+  good_step();
+  good_step();
+  f.inject(scaler, torch::full({3}, std::numeric_limits<float>::infinity()));
+  EXPECT_FALSE(scaler.step(f.optimizer));
+  scaler.update();
+  EXPECT_EQ(scaler.current_scale(), 4.0);  // backed off; the two good steps no longer count
+  good_step();
+  good_step();
+  EXPECT_EQ(scaler.current_scale(), 4.0);
+  good_step();
+  EXPECT_EQ(scaler.current_scale(), 8.0);  // third good step in a row
+  EXPECT_EQ(scaler.good_steps(), 0);
+}
+
+TEST(GradScaler, RefusesASecondUnscaleAndAnUpdateWithoutAStep) {
+  Fixture f;
+  GradScaler scaler;
+  EXPECT_THROW(scaler.update(), c10::Error);
+  f.inject(scaler, torch::ones({3}));
+  scaler.unscale(f.optimizer);
+  EXPECT_THROW(scaler.unscale(f.optimizer), c10::Error);
+}
+
+}  // namespace
+}  // namespace tp::fixes

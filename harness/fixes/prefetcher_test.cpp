@@ -1,0 +1,141 @@
+// The prefetcher hands out every batch of its source, in order, with the source's values, and
+// on CUDA reuses its pinned staging buffers only after their copies completed.
+#include "fixes/prefetcher.h"
+
+#include <gtest/gtest.h>
+
+namespace tp::fixes {
+namespace {
+
+using Nested = std::tuple<std::vector<torch::Tensor>, std::map<std::string, torch::Tensor>,
+                          std::pair<torch::Tensor, std::string>>;
+
+// Batch `index` of a source whose every value is distinct from the other batches' values.
+Nested make_batch(int64_t index, int64_t elements = 6) {
+  const double base = static_cast<double>(index) * 1000.0;
+  return {{torch::full({elements}, base + 1), torch::arange(elements) + base},
+          {{"input", torch::full({2, elements}, base + 2)}, {"target", torch::full({1}, base)}},
+          {torch::full({3}, base + 3, torch::kInt32), "batch-" + std::to_string(index)}};
+}
+
+// A source of `count` batches, made on demand.
+std::function<std::optional<Nested>()> counting_source(int64_t count, int64_t elements = 6) {
+  auto made = std::make_shared<int64_t>(0);
+  return [made, count, elements]() -> std::optional<Nested> {
+    if (*made == count) return std::nullopt;
+    return make_batch((*made)++, elements);
+  };
+}
+
+void expect_same_values_on(const Nested& moved, const Nested& source, torch::Device device) {
+  for (size_t i = 0; i < std::get<0>(source).size(); ++i) {
+    EXPECT_EQ(std::get<0>(moved)[i].device(), device);
+    EXPECT_TRUE(torch::equal(std::get<0>(moved)[i].cpu(), std::get<0>(source)[i])) << i;
+  }
+  for (const auto& [key, tensor] : std::get<1>(source)) {
+    EXPECT_EQ(std::get<1>(moved).at(key).device(), device) << key;
+    EXPECT_TRUE(torch::equal(std::get<1>(moved).at(key).cpu(), tensor)) << key;
+  }
+  EXPECT_TRUE(torch::equal(std::get<2>(moved).first.cpu(), std::get<2>(source).first));
+  EXPECT_EQ(std::get<2>(moved).second, std::get<2>(source).second);
+}
+
+// Drains the prefetcher, checking each batch against the source's batch of the same index.
+void expect_every_batch(Prefetcher<Nested>& prefetcher, int64_t count, torch::Device device,
+                        int64_t elements = 6) {
+  std::vector<Nested> received;  // held, so that nothing is freed and reused while checking
+  while (std::optional<Nested> batch = prefetcher.next()) received.push_back(std::move(*batch));
+  ASSERT_EQ(static_cast<int64_t>(received.size()), count);
+  for (int64_t index = 0; index < count; ++index) {
+    SCOPED_TRACE("batch " + std::to_string(index));
+    expect_same_values_on(received[index], make_batch(index, elements), device);
+  }
+}
+
+TEST(MapTensors, VisitsTensorsInTheBatchsOrderAndKeepsOtherLeaves) {
+  std::vector<int64_t> seen;
+  const Nested mapped = map_tensors(make_batch(0), [&](const torch::Tensor& tensor) {
+    seen.push_back(tensor.numel());
+    return tensor * 2;
+  });
+  EXPECT_EQ(seen, (std::vector<int64_t>{6, 6, 12, 1, 3}));  // vector, map by key, pair
+  EXPECT_TRUE(torch::equal(std::get<1>(mapped).at("input"), torch::full({2, 6}, 4.0)));
+  EXPECT_EQ(std::get<2>(mapped).second, "batch-0");
+}
+
+TEST(Prefetcher, CpuTargetHandsOutTheSourcesBatchesUnchanged) {
+  Prefetcher<Nested> prefetcher(counting_source(5), torch::kCPU);
+  expect_every_batch(prefetcher, 5, torch::kCPU);
+  EXPECT_FALSE(prefetcher.next().has_value());  // stays exhausted
+}
+
+// Row i of `inputs`, labelled i. (TensorDataset's target-less Example<Tensor, NoTarget> is not
+// one of the batch mover's types.)
+struct Rows : torch::data::datasets::Dataset<Rows> {
+  explicit Rows(torch::Tensor rows) : inputs(std::move(rows)) {}
+  torch::data::Example<> get(size_t index) override {
+    return {inputs[static_cast<int64_t>(index)], torch::tensor(static_cast<int64_t>(index))};
+  }
+  // torch::optional: c10::optional in 1.13, std::optional in 2.x
+  torch::optional<size_t> size() const override { return static_cast<size_t>(inputs.size(0)); }
+  torch::Tensor inputs;
+};
+
+TEST(Prefetcher, WrapsADataLoader) {
+  const torch::Tensor inputs = torch::arange(20).reshape({10, 2});
+  auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      Rows(inputs), torch::data::DataLoaderOptions().batch_size(4));
+  auto prefetcher = prefetch(*loader, torch::kCPU);
+  std::vector<torch::Tensor> rows;
+  while (auto batch = prefetcher->next()) {
+    for (const auto& example : *batch) rows.push_back(example.data);
+  }
+  ASSERT_EQ(rows.size(), 10u);
+  EXPECT_TRUE(torch::equal(torch::stack(rows), inputs));
+}
+
+TEST(Prefetcher, RejectsANonPositiveDepth) {
+  EXPECT_THROW(Prefetcher<Nested>(counting_source(1), torch::kCPU, {/*depth=*/0}), c10::Error);
+}
+
+TEST(Prefetcher, CudaTargetWithoutCudaSaysSo) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "CUDA is present: this checks its absence";
+  try {
+    Prefetcher<Nested> prefetcher(counting_source(1), torch::Device(torch::kCUDA, 0));
+    FAIL() << "a CUDA target was accepted without CUDA";
+  } catch (const c10::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("cuda:0"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Prefetcher, CudaValuesEqualTheSourceAndStagingIsReusedOnlyAfterItsCopy) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "device absent: needs cuda:0";
+  // 8 Mi elements per tensor (32 MiB as float): copies long enough that a staging buffer
+  // rewritten before its copy completed would hand a later batch's values to an earlier one.
+  // Depth 1 rewrites the one slot as soon as its batch is taken: the tightest reuse.
+  constexpr int64_t kElements = 8 * 1024 * 1024;
+  constexpr int64_t kBatches = 12;
+  const torch::Device cuda(torch::kCUDA, 0);
+  for (const int depth : {1, 2}) {
+    SCOPED_TRACE("depth " + std::to_string(depth));
+    Prefetcher<Nested> prefetcher(counting_source(kBatches, kElements), cuda, {depth});
+    expect_every_batch(prefetcher, kBatches, cuda, kElements);
+    EXPECT_EQ(prefetcher.staging_allocations(), depth * 5);  // 5 tensors a batch, then reused
+  }
+}
+
+TEST(Prefetcher, CudaRethrowsTheSourcesErrorOnTheCallersThread) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "device absent: needs cuda:0";
+  auto calls = std::make_shared<int>(0);
+  Prefetcher<Nested> prefetcher(
+      [calls]() -> std::optional<Nested> {
+        TORCH_CHECK((*calls)++ == 0, "source broke on its second batch");
+        return make_batch(0);
+      },
+      torch::Device(torch::kCUDA, 0));
+  EXPECT_TRUE(prefetcher.next().has_value());
+  EXPECT_THROW(prefetcher.next(), c10::Error);
+}
+
+}  // namespace
+}  // namespace tp::fixes

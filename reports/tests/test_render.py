@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Tests of reports/render.py and `ci/torchplace report` on the committed fixtures.
+
+usage: test_render.py [TestClass ...]   (CTest runs one class per test)
+"""
+import base64
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+from html.parser import HTMLParser
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+RENDER = os.path.join(ROOT, "reports", "render.py")
+FIXTURES = os.path.join(HERE, "fixtures")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+EXIT_INPUT = 3
+ALWAYS = {"index.html", "summary.md", "outcome_matrix.png"}
+CUDA_FILES = ALWAYS | {"transfer_bandwidth.png", "pinned_pageable_ratio.png", "small_tensors.png",
+                       "cpu_copy.png", "batch_mover.png"}
+CPU_FILES = ALWAYS | {"cpu_copy.png", "batch_mover.png"}
+MATRIX_FILES = ALWAYS | {"version_matrix.png"}
+
+
+def render(in_dir, out_dir=None, env=None):
+    args = [sys.executable, RENDER, in_dir] + (["--out", out_dir] if out_dir else [])
+    return subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+
+
+class TempDirs(unittest.TestCase):
+    """A fresh folder per test; each fixture is rendered once per class (a render takes seconds)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.renders = tempfile.mkdtemp(prefix="tp-report-renders-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.renders)
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tp-report-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def rendered(self, fixture):
+        """Renders a fixture folder (once per class); returns (folder, index.html text)."""
+        out = os.path.join(self.renders, fixture)
+        if not os.path.isdir(out):
+            done = render(os.path.join(FIXTURES, fixture), out)
+            self.assertEqual(done.returncode, 0, done.stderr)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as page:
+            return out, page.read()
+
+
+class RenderFixtures(TempDirs):
+    def check_files(self, out, expected):
+        self.assertEqual(set(os.listdir(out)), expected)
+        for name in expected:
+            with open(os.path.join(out, name), "rb") as handle:
+                content = handle.read()
+            self.assertGreater(len(content), 100, name)
+            if name.endswith(".png"):
+                self.assertTrue(content.startswith(PNG_SIGNATURE), name)
+
+    def test_cuda_fixture_writes_every_file(self):
+        out, page = self.rendered("cuda_h200")
+        self.check_files(out, CUDA_FILES)
+        for text in ("NVIDIA H200", "raw_cudamemcpy", "wrapper_CUDA__index_select",
+                     "device absent: cuda:1 needs 2 CUDA devices", "Prefetch overlap"):
+            self.assertIn(text, page)
+
+    def test_cuda_share_of_ceiling_matches_the_json(self):
+        _, page = self.rendered("cuda_h200")
+        bench = _load(os.path.join(FIXTURES, "cuda_h200", "bench.json"))
+        size = 256 << 20  # 256 MiB
+        pinned = _median_bandwidth(bench, "h2d", "pinned_staging_reuse", size)
+        raw = _median_bandwidth(bench, "h2d", "raw_cudamemcpy", size)
+        pageable = _median_bandwidth(bench, "h2d", "pageable", size)
+        self.assertIn(f"{pinned / 1e9:.3g} GB/s ({100 * pinned / raw:.0f}%)", page)
+        summary_path = os.path.join(self.renders, "cuda_h200", "summary.md")
+        with open(summary_path, encoding="utf-8") as handle:
+            self.assertIn(f"{pinned / pageable:.1f}× pageable", handle.read())
+
+    def test_cpu_fixture_lists_every_skipped_cuda_benchmark(self):
+        out, page = self.rendered("cpu_only")
+        self.check_files(out, CPU_FILES)
+        bench = _load(os.path.join(FIXTURES, "cpu_only", "bench.json"))
+        skipped = {e["name"] for e in bench["benchmarks"] if e.get("error_occurred")}
+        self.assertTrue(skipped)
+        for name in skipped:
+            self.assertIn(f"<td>{name}</td><td>device absent: cuda:0 needs CUDA", page)
+        self.assertIn("CPU copies as % of memcpy", page)
+
+    def test_version_matrix_and_absent_bench(self):
+        out, page = self.rendered("with_matrix")
+        self.check_files(out, MATRIX_FILES)
+        self.assertIn("No bench.json in this folder", page)
+        self.assertIn("is not a member of &#x27;at::autocast&#x27;", page)  # a build's first error
+
+    def test_out_defaults_to_in_dir(self):
+        run_dir = os.path.join(self.tmp, "run")
+        shutil.copytree(os.path.join(FIXTURES, "cpu_only"), run_dir)
+        done = render(run_dir)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(set(os.listdir(run_dir)), CPU_FILES | {"results.json", "bench.json"})
+
+    def test_summary_is_short(self):
+        for fixture in ("cuda_h200", "cpu_only", "with_matrix"):
+            out, _ = self.rendered(fixture)
+            with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
+                lines = handle.read().splitlines()
+            self.assertLessEqual(len(lines), 30, fixture)
+            self.assertTrue(lines[0].startswith("## "), fixture)
+
+
+class LinkCollector(HTMLParser):
+    """Every URL-bearing attribute, every id, and the images' sources."""
+    URL_ATTRIBUTES = {"src", "href", "srcset", "poster", "data", "action", "formaction",
+                      "xlink:href"}
+
+    def __init__(self):
+        super().__init__()
+        self.urls, self.ids, self.images, self.styles = [], set(), [], []
+        self._in_style = False
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in self.URL_ATTRIBUTES:
+                self.urls.append(value or "")
+            if name == "id":
+                self.ids.add(value)
+            if name == "style":
+                self.styles.append(value or "")
+        if tag == "img":
+            self.images.append(dict(attrs).get("src", ""))
+        self._in_style = tag == "style"
+
+    def handle_data(self, data):
+        if self._in_style:
+            self.styles.append(data)
+
+
+class HtmlSelfContained(TempDirs):
+    def test_references_only_what_it_embeds(self):
+        for fixture, files in (("cuda_h200", CUDA_FILES), ("cpu_only", CPU_FILES),
+                               ("with_matrix", MATRIX_FILES)):
+            out, page = self.rendered(fixture)
+            links = LinkCollector()
+            links.feed(page)
+            for url in links.urls:
+                self.assertTrue(url.startswith(("data:image/png;base64,", "#")), url[:80])
+                if url.startswith("#"):
+                    self.assertIn(url[1:], links.ids, f"{fixture}: anchor {url} has no target")
+            self.assertFalse([s for s in links.styles if re.search(r"url\(|@import", s)])
+            embedded = {base64.b64decode(src.split(",", 1)[1]) for src in links.images}
+            written = set()
+            for name in files:
+                if name.endswith(".png"):
+                    with open(os.path.join(out, name), "rb") as handle:
+                        written.add(handle.read())
+            self.assertEqual(embedded, written, f"{fixture}: every plot embedded, nothing else")
+
+
+BAD_CASES = (  # (fixture under bad/, the file it replaces, words the message must hold)
+    ("malformed.json", "results.json", "is not valid JSON"),
+    ("empty.json", "results.json", "is empty"),
+    ("missing_fields.json", "results.json", "missing field(s) status, reason"),
+    ("other_tool.json", "bench.json", "not Google Benchmark JSON"),
+    ("other_gbench.json", "bench.json", "not from torchplace's benchmarks"),
+    ("bench_missing_fields.json", "bench.json", "missing field(s) real_time"),
+    ("malformed.json", "bench.json", "is not valid JSON"),
+    ("empty.json", "matrix.json", "is empty"),
+    ("matrix_missing_fields.json", "matrix.json", "missing field(s) cells"),
+)
+
+
+class BadInput(TempDirs):
+    def bad_run_dir(self, bad_name, replaces):
+        run_dir = os.path.join(self.tmp, "run")
+        shutil.copytree(os.path.join(FIXTURES, "cpu_only"), run_dir)
+        shutil.copy(os.path.join(FIXTURES, "bad", bad_name), os.path.join(run_dir, replaces))
+        return run_dir
+
+    def test_bad_input_fails_clearly_and_writes_nothing(self):
+        for bad_name, replaces, words in BAD_CASES:
+            with self.subTest(bad=bad_name, replaces=replaces):
+                run_dir = self.bad_run_dir(bad_name, replaces)
+                out = os.path.join(self.tmp, "out")
+                done = render(run_dir, out)
+                self.assertEqual(done.returncode, EXIT_INPUT, done.stderr)
+                self.assertIn(os.path.join(run_dir, replaces), done.stderr)
+                self.assertIn(words, done.stderr)
+                self.assertFalse(os.path.exists(out), "nothing may be written on bad input")
+                shutil.rmtree(run_dir)
+
+    def test_a_bad_run_leaves_the_previous_report_whole(self):
+        run_dir = self.bad_run_dir("missing_fields.json", "results.json")
+        with open(os.path.join(run_dir, "index.html"), "w", encoding="utf-8") as page:
+            page.write("<p>previous report</p>")
+        done = render(run_dir)
+        self.assertEqual(done.returncode, EXIT_INPUT, done.stderr)
+        with open(os.path.join(run_dir, "index.html"), encoding="utf-8") as page:
+            self.assertEqual(page.read(), "<p>previous report</p>")
+        self.assertEqual(set(os.listdir(run_dir)), {"results.json", "bench.json", "index.html"})
+
+    def test_missing_results_json(self):
+        os.makedirs(os.path.join(self.tmp, "run"))
+        done = render(os.path.join(self.tmp, "run"))
+        self.assertEqual(done.returncode, EXIT_INPUT)
+        self.assertIn("results.json does not exist", done.stderr)
+
+    def test_bad_arguments_exit_2(self):
+        done = subprocess.run([sys.executable, RENDER], capture_output=True)
+        self.assertEqual(done.returncode, 2)
+        done = subprocess.run([sys.executable, RENDER, self.tmp, "--colour"], capture_output=True)
+        self.assertEqual(done.returncode, 2)
+
+    def test_missing_matplotlib_says_what_to_install(self):
+        shadow = os.path.join(self.tmp, "shadow", "matplotlib")
+        os.makedirs(shadow)
+        with open(os.path.join(shadow, "__init__.py"), "w", encoding="utf-8") as module:
+            module.write("raise ImportError('No module named matplotlib (test shadow)')\n")
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(shadow))
+        done = render(os.path.join(FIXTURES, "cpu_only"), os.path.join(self.tmp, "out"), env)
+        self.assertEqual(done.returncode, EXIT_INPUT)
+        self.assertIn("apt-get install python3-matplotlib python3-scipy", done.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "out")))
+
+
+class CommandLine(TempDirs):
+    """ci/torchplace report, with the interpreter pinned to this one."""
+
+    def torchplace(self, *args):
+        env = dict(os.environ, TORCHPLACE_PYTHON=sys.executable)
+        return subprocess.run([os.path.join(ROOT, "ci", "torchplace"), "report", *args],
+                              capture_output=True, text=True, env=env, timeout=300)
+
+    def test_renders_a_saved_run(self):
+        out = os.path.join(self.tmp, "out")
+        done = self.torchplace(os.path.join(FIXTURES, "cuda_h200"), "--out", out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(set(os.listdir(out)), CUDA_FILES)
+
+    def test_exit_codes(self):
+        self.assertEqual(self.torchplace().returncode, 2)
+        self.assertEqual(self.torchplace(self.tmp, "--bogus").returncode, 2)
+        self.assertEqual(self.torchplace(os.path.join(self.tmp, "absent")).returncode, 3)
+        self.assertEqual(self.torchplace(self.tmp).returncode, 3)  # no results.json
+
+
+def _load(path):
+    import json
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _median_bandwidth(bench, direction, strategy, size):
+    prefix = f"transfer/direction:{direction}/strategy:{strategy}/bytes:{size}/"
+    return statistics.median(e["bytes_per_second"] for e in bench["benchmarks"]
+                             if e["name"].startswith(prefix) and e["run_type"] == "iteration")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1] + sys.argv[1:], verbosity=2)

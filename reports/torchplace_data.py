@@ -1,0 +1,125 @@
+"""Readers for the JSON the suite writes, shared by the report, the gate and the matrix merge.
+
+Every reader fails with InputError naming the file and the problem: a missing file, malformed
+JSON, an empty file, a document of another schema or tool, a missing field.
+"""
+import json
+import os
+import re
+import tempfile
+
+RESULTS_SCHEMA = "torchplace.results/1"
+MATRIX_SCHEMA = "torchplace.matrix/1"
+SKIP_PREFIX = "skip: "  # Google Benchmark < 1.8 has no SkipWithMessage
+
+
+class InputError(Exception):
+    """Bad input: the message names the file and what is wrong with it."""
+
+
+def load_json(path, what):
+    """Parses `path` as JSON; `what` names the document in errors ("scenario results")."""
+    if not os.path.exists(path):
+        raise InputError(f"{what}: {path} does not exist")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    if not text.strip():
+        raise InputError(f"{what}: {path} is empty")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{what}: {path} is not valid JSON ({error})") from None
+
+
+def require(mapping, keys, where):
+    """Raises InputError unless every key is in mapping."""
+    if not isinstance(mapping, dict):
+        raise InputError(f"{where}: expected an object, found {type(mapping).__name__}")
+    missing = [key for key in keys if key not in mapping]
+    if missing:
+        raise InputError(f"{where}: missing field(s) {', '.join(missing)}")
+
+
+CELL_FIELDS = ("id", "scenario", "axes", "device", "expected", "observed", "status", "reason")
+
+
+def load_results(path):
+    """A scenario results document (schema torchplace.results/1)."""
+    doc = load_json(path, "scenario results")
+    require(doc, ("schema", "fingerprint", "cells"), path)
+    if doc["schema"] != RESULTS_SCHEMA:
+        raise InputError(f"{path}: schema is {doc['schema']!r}, expected {RESULTS_SCHEMA!r}")
+    for index, cell in enumerate(doc["cells"]):
+        require(cell, CELL_FIELDS, f"{path}: cells[{index}]")
+    return doc
+
+
+def load_benchmarks(path):
+    """A Google Benchmark JSON document (--benchmark_format=json)."""
+    doc = load_json(path, "benchmark results")
+    if not isinstance(doc, dict) or "benchmarks" not in doc or "context" not in doc:
+        raise InputError(f"{path}: not Google Benchmark JSON (no 'context' and 'benchmarks')")
+    for index, entry in enumerate(doc["benchmarks"]):
+        require(entry, ("name", "run_type"), f"{path}: benchmarks[{index}]")
+    return doc
+
+
+def parse_benchmark_name(name):
+    """'transfer/direction:h2d/bytes:4096' -> ('transfer', {'direction': 'h2d', 'bytes': '4096'}).
+
+    Google Benchmark appends suffixes such as '/repeats:5', '/manual_time' or '_mean'; they are
+    kept as parts like any other, so callers should use run_name for grouping.
+    """
+    family, *parts = name.split("/")
+    fields = {}
+    for part in parts:
+        key, sep, value = part.partition(":")
+        fields[key] = value if sep else ""
+    return family, fields
+
+
+def planned_skip(entry):
+    """The reason of a planned skip, or None (also None for a real error)."""
+    if entry.get("skipped"):
+        return entry.get("skip_message", "skipped")
+    message = entry.get("error_message", "")
+    if entry.get("error_occurred") and message.startswith(SKIP_PREFIX):
+        return message[len(SKIP_PREFIX):]
+    return None
+
+
+def write_atomically(path, data, mode="w"):
+    """Writes to a temporary file beside path, then renames: readers never see half a file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(handle, mode) as out:
+            out.write(data)
+        os.chmod(temporary, 0o666 & ~_current_umask())  # mkstemp makes 0600; CI artifacts need 0644
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def _current_umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UNIT_TO_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def seconds(entry, field="real_time"):
+    """An entry's time in seconds, whatever its time_unit."""
+    unit = entry.get("time_unit", "ns")
+    if unit not in _UNIT_TO_SECONDS:
+        raise InputError(f"benchmark {entry.get('name')}: unknown time_unit {unit!r}")
+    return float(entry[field]) * _UNIT_TO_SECONDS[unit]
+
+
+def safe_name(text):
+    """A file-name-safe version of text."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")

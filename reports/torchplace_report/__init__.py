@@ -1,0 +1,1 @@
+"""The torchplace report: plots, the outcome matrix, index.html and summary.md from the JSON."""

@@ -1,0 +1,104 @@
+"""Google Benchmark JSON -> measurements by benchmark, with planned skips and failures apart.
+
+Every repetition is kept: the plots draw the median with whiskers from the minimum to the maximum
+repetition, so a single noisy repetition shows instead of hiding in a mean.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import torchplace_data as data
+
+# Benchmark families the suite writes; a Google Benchmark file with none of them (and no
+# torchplace fingerprint in its context) comes from some other program.
+KNOWN_FAMILIES = ("transfer", "small_tensors", "nested_batch", "prefetch_overlap", "cpu_copy",
+                  "batch_mover")
+ITERATION_FIELDS = ("run_name", "iterations", "real_time", "time_unit")
+
+
+@dataclass
+class Measurement:
+    """All repetitions of one benchmark (one run_name)."""
+    run_name: str
+    family: str
+    fields: dict
+    entries: list = field(default_factory=list)
+
+    def seconds(self):
+        """Wall time per iteration of each repetition, in seconds."""
+        return np.array([data.seconds(entry) for entry in self.entries])
+
+    def gbps(self):
+        """Each repetition's bandwidth in GB/s (1e9 bytes/s): bytes_per_second, else bytes/time."""
+        values = []
+        for entry in self.entries:
+            if "bytes_per_second" in entry:
+                values.append(float(entry["bytes_per_second"]) / 1e9)
+            else:
+                moved = int(self.fields.get("bytes", 0)) * int(self.fields.get("count", 1))
+                values.append(moved / data.seconds(entry) / 1e9 if moved else float("nan"))
+        return np.array(values)
+
+    def counter(self, name):
+        """A user counter of each repetition (entries lacking it are missing fields)."""
+        for entry in self.entries:
+            data.require(entry, (name,), f"benchmark {entry['name']}")
+        return np.array([float(entry[name]) for entry in self.entries])
+
+
+@dataclass
+class BenchData:
+    """bench.json, sorted out: measurements by run_name, planned skips and real failures."""
+    path: str
+    context: dict
+    measurements: dict
+    skips: list  # (run_name, reason)
+    failures: list  # (run_name, message)
+
+    def family(self, name):
+        return [m for m in self.measurements.values() if m.family == name]
+
+
+def spread(values):
+    """(median, min, max) of the repetitions; NaN-free input expected."""
+    values = np.asarray(values, dtype=float)
+    return float(np.median(values)), float(values.min()), float(values.max())
+
+
+def load(path):
+    """Reads bench.json; InputError names the file and the problem."""
+    doc = data.load_benchmarks(path)
+    measurements, skips, failures = {}, {}, {}
+    for index, entry in enumerate(doc["benchmarks"]):
+        if entry["run_type"] != "iteration":
+            continue  # aggregates (_mean, _median, ...) are recomputed from the repetitions
+        run_name = entry.get("run_name", entry["name"])
+        reason = data.planned_skip(entry)
+        if reason is not None:
+            skips.setdefault(run_name, reason)
+            continue
+        if entry.get("error_occurred"):
+            failures.setdefault(run_name, entry.get("error_message", "error"))
+            continue
+        data.require(entry, ITERATION_FIELDS, f"{path}: benchmarks[{index}] ({entry['name']})")
+        family, fields = data.parse_benchmark_name(run_name)
+        fields = {key: value for key, value in fields.items() if value != ""}
+        measurement = measurements.setdefault(run_name, Measurement(run_name, family, fields))
+        measurement.entries.append(entry)
+    _check_origin(path, doc, measurements, skips, failures)
+    for measurement in measurements.values():
+        measurement.seconds()  # rejects an unknown time_unit now, before anything is drawn
+    return BenchData(path, doc["context"], measurements, sorted(skips.items()),
+                     sorted(failures.items()))
+
+
+def _check_origin(path, doc, measurements, skips, failures):
+    """Rejects Google Benchmark output of some other program."""
+    if "torchplace_fingerprint" in doc["context"]:
+        return
+    names = list(measurements) + [name for name, _ in skips.items()] + list(failures)
+    if not any(data.parse_benchmark_name(name)[0] in KNOWN_FAMILIES for name in names):
+        raise data.InputError(
+            f"{path}: Google Benchmark JSON, but not from torchplace's benchmarks (no "
+            f"torchplace_fingerprint in its context and none of the families "
+            f"{', '.join(KNOWN_FAMILIES)})")

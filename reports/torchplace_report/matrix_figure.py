@@ -1,0 +1,53 @@
+"""The outcome matrix as a PNG: coloured cells, skip reasons as numbered footnotes."""
+import textwrap
+
+from matplotlib.colors import to_rgb
+from matplotlib.patches import Patch
+
+from . import matrix
+from .plots import plt, to_png
+
+ROW_HEIGHT = 0.34  # inches
+COLUMN_WIDTH = 1.25  # inches
+
+
+def outcome_matrix(grid):
+    footnotes = grid.footnotes()
+    width = 4.5 + COLUMN_WIDTH * len(grid.columns)
+    height = 1.6 + ROW_HEIGHT * len(grid.rows)
+    figure, axis = plt.subplots(figsize=(max(width, 8), height))
+    image = [[_colour(grid, row, column) for column in grid.columns] for row in grid.rows]
+    axis.imshow(image, aspect="auto", interpolation="nearest")
+    for y, row in enumerate(grid.rows):
+        for x, column in enumerate(grid.columns):
+            cell = grid.cells.get((row, column))
+            if cell and cell.category == matrix.SKIPPED:
+                axis.text(x, y, f"[{footnotes[cell.detail]}]", ha="center", va="center", fontsize=9)
+            elif cell and cell.category == matrix.UNEXPECTED:
+                axis.text(x, y, "✗ unexpected", ha="center", va="center", color="black",
+                          fontweight="bold", fontsize=9)
+            elif cell and cell.latent:
+                axis.text(x, y, "latent", ha="center", va="center", color="white", fontsize=9)
+    axis.set_xticks(range(len(grid.columns)), grid.columns)
+    axis.set_yticks(range(len(grid.rows)), grid.rows)
+    axis.xaxis.tick_top()
+    axis.tick_params(axis="x", labelrotation=30 if len(grid.columns) > 3 else 0)
+    axis.grid(False)
+    axis.set_xticks([x - 0.5 for x in range(1, len(grid.columns))], minor=True)
+    axis.set_yticks([y - 0.5 for y in range(1, len(grid.rows))], minor=True)
+    axis.grid(which="minor", color="white", linewidth=2, alpha=1.0)
+    axis.tick_params(which="minor", length=0)
+    axis.set_title(grid.title, pad=12)
+    handles = [Patch(color=matrix.COLOURS[c], label=f"{c}: {n}") for c, n in grid.counts().items()]
+    axis.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4,
+                frameon=False)
+    if footnotes:  # below the legend: 36 points under the axes
+        lines = [textwrap.shorten(f"[{n}] {reason}", 150) for reason, n in footnotes.items()]
+        axis.annotate("Skipped:\n" + "\n".join(lines), xy=(0, 0), xycoords="axes fraction",
+                      xytext=(0, -36), textcoords="offset points", ha="left", va="top", fontsize=9)
+    return to_png(figure)
+
+
+def _colour(grid, row, column):
+    cell = grid.cells.get((row, column))
+    return to_rgb(matrix.COLOURS[cell.category]) if cell else (1.0, 1.0, 1.0)

@@ -1,0 +1,60 @@
+"""Assembles index.html from the sections."""
+from html import escape
+
+from . import html_bench, html_page
+from .html_page import image, section, table
+
+
+def render(result, figures):
+    results = result.inputs.results
+    counts = result.grid.counts()
+    headline = ", ".join(f"{n} {category}" for category, n in counts.items())
+    parts = [
+        _outcomes_section(result, figures),
+        _version_section(result, figures),
+        html_bench.transfer_section(result, figures),
+        html_bench.cpu_section(result, figures),
+        html_bench.failures_section(result),
+        html_page.skips_section(results, result.bench),
+        html_page.cells_section(results),
+        html_page.fingerprint_section(results, result.bench),
+    ]
+    anchors = [("outcomes", "Outcomes"), ("versions", "Versions"), ("transfers", "Transfers"),
+               ("cpu", "CPU baselines"), ("bench-failures", "Benchmark failures"),
+               ("skips", "Skips"), ("cells", "Cells"), ("fingerprint", "Fingerprint")]
+    body = "".join(parts)
+    nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in anchors if f'id="{a}"' in body)
+    title = f"torchplace report — LibTorch {results['fingerprint'].get('libtorch_version', '?')}"
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{escape(title)}</title><style>{html_page.CSS}</style></head><body>"
+            f"<h1>{escape(title)}</h1><p>{escape(html_page.machine_line(results['fingerprint']))}"
+            f"</p><p>{len(results['cells'])} scenario cells: {escape(headline)}.</p>"
+            f"<nav>{nav}</nav>{body}</body></html>\n")
+
+
+def _outcomes_section(result, figures):
+    body = html_page.legend_html() + "<p>Hover over a cell for its reason or error class.</p>"
+    body += html_page.grid_table(result.grid)
+    body += ("<details><summary>The same matrix as an image (outcome_matrix.png)</summary>" +
+             image(figures["outcome_matrix.png"], "outcome matrix") + "</details>")
+    return section("outcomes", "Scenario outcome matrix", body)
+
+
+def _version_section(result, figures):
+    doc = result.inputs.matrix
+    if doc is None:
+        return ""
+    rows = [(escape(v["version"]), escape(str(v.get("root", ""))), escape(v["status"]),
+             f'<div class="msg">{escape(v.get("first_error") or "")}</div>',
+             escape(", ".join(f"{k} {s:g} s" for k, s in (v.get("timings_s") or {}).items())))
+            for v in doc["versions"]]
+    body = table(("LibTorch", "root", "status", "first error", "timings"), rows)
+    body += "<p>Hover over a cell for its message.</p>" + html_page.grid_table(result.version_grid)
+    body += ("<details><summary>The same matrix as an image (version_matrix.png)</summary>" +
+             image(figures["version_matrix.png"], "outcome matrix by LibTorch version") + "</details>")
+    differences = [(escape(d.get("id", "")), escape(d.get("kind", "")), "<br>".join(
+        f"<b>{escape(k)}</b>: <span class=\"msg\">{escape(str(v))}</span>"
+        for k, v in (d.get("versions") or {}).items())) for d in doc.get("differences", [])]
+    body += f"<h3>Differences between versions ({len(differences)})</h3>"
+    body += table(("cell", "kind", "by version"), differences) if differences else "<p>None.</p>"
+    return section("versions", "LibTorch version matrix", body)

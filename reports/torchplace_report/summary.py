@@ -1,0 +1,66 @@
+"""summary.md: a few lines for a CI step summary or a pull-request comment."""
+from . import html_page, tables
+
+MAX_LISTED = 8  # failures listed one by one; the rest are counted
+
+
+def render(result):
+    results = result.inputs.results
+    counts = result.grid.counts()
+    lines = ["## torchplace report", "", html_page.machine_line(results["fingerprint"]), "",
+             "| " + " | ".join(counts) + " |", "|" + "---|" * len(counts),
+             "| " + " | ".join(str(n) for n in counts.values()) + " |", ""]
+    lines += _failures(result)
+    lines += _transfers(result)
+    if result.version_grid is not None:
+        doc = result.inputs.matrix
+        lines.append(f"- Version matrix: {len(doc['versions'])} LibTorch versions, "
+                     f"{len(doc.get('differences', []))} difference(s) between them.")
+    lines += ["", "Full report: index.html (plots, every cell with its raw message, skip reasons)."]
+    return "\n".join(lines) + "\n"
+
+
+def _failures(result):
+    failed = result.failed_cells()
+    lines = [f"- **unexpected** `{c['id']}`: {c['reason'][:160]}" for c in failed[:MAX_LISTED]]
+    if len(failed) > MAX_LISTED:
+        lines.append(f"- … and {len(failed) - MAX_LISTED} more unexpected cells")
+    if result.bench is not None:
+        lines += [f"- **benchmark failed** `{name}`: {message[:160]}"
+                  for name, message in result.bench.failures[:MAX_LISTED]]
+    return lines
+
+
+def _transfers(result):
+    if result.bench is None:
+        return ["- Benchmarks: no bench.json in this run."]
+    lines = []
+    for direction, by_strategy in result.curves.items():
+        raw = by_strategy.get(tables.RAW)
+        pinned = by_strategy.get(tables.PINNED)
+        if pinned:
+            size, median = pinned[-1][0], pinned[-1][1]
+            share = result.percent.get(direction, {}).get(tables.PINNED, {}).get(size)
+            text = f"- {direction} pinned at {tables.human_bytes(size)}: {median:.1f} GB/s"
+            if share and raw:
+                text += f" ({share:.0f}% of raw_cudamemcpy {raw[-1][1]:.1f} GB/s)"
+            ratio = dict((r[0], r[1]) for r in result.ratios.get(direction, []))
+            text += f", {ratio[size]:.1f}× pageable" if size in ratio else ""
+            lines.append(text + ".")
+    for row in result.prefetch:
+        verdict = "meets" if row["meets_target"] else "misses"
+        lines.append(f"- prefetch overlap on {row['device']}: {row['overlap_ratio']:.2f} "
+                     f"({verdict} ≤ {tables.OVERLAP_TARGET}).")
+    if not result.curves:
+        lines.append(f"- Transfers: none measured ({len(result.bench.skips)} benchmarks skipped; "
+                     "reasons in index.html).")
+    for count, mover, loop, ratio in result.mover_rows[-1:]:
+        lines.append(f"- batch mover / loop of .to() at {count} tensors: {ratio:.2f}×." if ratio
+                     else f"- batch mover at {count} tensors: no loop to compare.")
+    memcpy = result.cpu_percent.get("memcpy")
+    if memcpy:
+        size = max(memcpy)
+        shares = ", ".join(f"{path} {p[size]:.0f}%" for path, p in result.cpu_percent.items()
+                           if path != "memcpy" and size in p)
+        lines.append(f"- CPU copies at {tables.human_bytes(size)} as % of memcpy: {shares}.")
+    return lines

@@ -1,0 +1,110 @@
+// amp: autocast moves nothing. It changes the dtype an op computes in, never the device.
+//   variant=targets_on_cpu  on CUDA, under fp16 autocast, targets left on the CPU still raise
+//                           DeviceMismatch; on the CPU the mistake is latent.
+//   variant=grad_scaler     the fix: everything on the device, autocast (bf16 on the CPU, fp16
+//                           on CUDA), loss scaling with tp::fixes::GradScaler; autocast outputs
+//                           are in the low dtype on the cell's device, the first loss is close to
+//                           the fp32 reference, and the loss falls.
+#include "compat.h"
+#include "fixes/grad_scaler.h"
+#include "numeric.h"
+#include "scenario.h"
+#include "training.h"
+
+namespace {
+
+constexpr int kSamples = 64;
+constexpr int kFeatures = 32;
+constexpr int kHidden = 32;
+constexpr int kClasses = 5;
+constexpr int kSteps = 20;  // enough for the loss to fall after a few skipped (overflowed) steps
+constexpr double kLearningRate = 0.5;
+// Loss against the fp32 reference: bf16 keeps 8 bits of mantissa (2^-8 = 0.4% per rounding),
+// fp16 keeps 11; the matmuls accumulate in fp32.
+constexpr double kBf16Rtol = 2e-2;
+constexpr double kFp16Rtol = 5e-3;
+constexpr double kAtol = 1e-3;
+
+struct MlpImpl : torch::nn::Module {
+  MlpImpl()
+      : hidden(register_module("hidden", torch::nn::Linear(kFeatures, kHidden))),
+        out(register_module("out", torch::nn::Linear(kHidden, kClasses))) {}
+  torch::Tensor forward(const torch::Tensor& input) { return out(torch::relu(hidden(input))); }
+  torch::nn::Linear hidden;
+  torch::nn::Linear out;
+};
+TORCH_MODULE(Mlp);
+
+at::ScalarType low_dtype(const torch::Device& device) {
+  return device.is_cuda() ? torch::kHalf : torch::kBFloat16;
+}
+
+// One autocast forward; checks what autocast promises about its outputs.
+torch::Tensor autocast_loss(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
+                            const torch::Tensor& target) {
+  const tp::compat::AutocastGuard autocast(cell.device().type(), low_dtype(cell.device()));
+  const torch::Tensor logits = model(input);
+  EXPECT_EQ(logits.scalar_type(), low_dtype(cell.device())) << "autocast did not cast linear";
+  EXPECT_EQ(logits.device(), cell.device()) << "autocast moved the output";
+  return torch::nn::functional::cross_entropy(logits, target);
+}
+
+void targets_on_cpu(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
+                    const torch::Tensor& target) {
+  model->to(cell.device());
+  const torch::Tensor loss = autocast_loss(cell, model, input.to(cell.device()), target);
+  cell.metric("loss", loss.item<double>());  // CUDA raised above
+}
+
+void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
+                 const torch::Tensor& target) {
+  model->to(cell.device());
+  const torch::Tensor device_input = input.to(cell.device());
+  const torch::Tensor device_target = target.to(cell.device());
+  const double reference_loss =
+      torch::nn::functional::cross_entropy(model(device_input), device_target).item<double>();
+
+  tp::fixes::GradScaler scaler;
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
+  std::vector<double> losses;
+  int skipped_steps = 0;
+  for (int step = 0; step < kSteps; ++step) {
+    optimizer.zero_grad();
+    const torch::Tensor loss = autocast_loss(cell, model, device_input, device_target);
+    scaler.scale(loss).backward();
+    if (!scaler.step(optimizer)) ++skipped_steps;
+    scaler.update();
+    losses.push_back(loss.item<double>());
+  }
+  const double rtol = cell.device().is_cuda() ? kFp16Rtol : kBf16Rtol;
+  TP_EXPECT_CLOSE(torch::tensor(losses.front()), torch::tensor(reference_loss), rtol, kAtol);
+  EXPECT_LT(losses.back(), losses.front()) << "the loss did not fall";
+  EXPECT_LT(skipped_steps, kSteps) << "every step overflowed";
+  cell.metric("fp32_reference_loss", reference_loss);
+  cell.metric("first_loss", losses.front());
+  cell.metric("final_loss", losses.back());
+  cell.metric("skipped_steps", skipped_steps);
+  cell.metric("final_scale", scaler.current_scale());
+}
+
+void run(tp::Cell& cell) {
+  const torch::Tensor input = torch::randn({kSamples, kFeatures});  // as a loader yields: CPU
+  const torch::Tensor target = torch::randint(kClasses, {kSamples}, torch::kLong);
+  Mlp model;
+  if (cell.axis("variant") == "targets_on_cpu") return targets_on_cpu(cell, model, input, target);
+  grad_scaler(cell, model, input, target);
+}
+
+tp::Expect expectation(const tp::CellSpec& cell) {
+  if (cell.axis("variant") != "targets_on_cpu") return tp::Expect::success();
+  if (cell.device().is_cuda()) return tp::Expect::error(tp::ErrorClass::kDeviceMismatch);
+  return tp::Expect::success("latent on the CPU: logits and targets already share a device");
+}
+
+}  // namespace
+
+TP_SCENARIO(amp)
+    .axis("variant", {"targets_on_cpu", "grad_scaler"})
+    .on(tp::DeviceAxis::kEach)
+    .expect(expectation)
+    .run(run);

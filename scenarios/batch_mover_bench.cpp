@@ -1,0 +1,62 @@
+// batch_mover: the cost of moving a nested batch of N tensors with the batch mover
+// (tp::fixes::to_device) against a hand-written loop of .to() that builds the same structure.
+// Names: batch_mover/impl:mover|loop/tensors:<N>
+// Both move to the CPU, where .to() returns its tensor without copying: what is left is the
+// mover's own overhead (recursion, building the containers) against the loop's.
+#include "bench_support.h"
+#include "fixes/batch_mover.h"
+
+namespace {
+
+using Batch = std::map<std::string, std::vector<torch::Tensor>>;
+
+const std::vector<int64_t> kTensorCounts = {10, 100, 1000};
+
+// `count` small tensors, split between an input and a target list.
+Batch make_batch(int64_t count) {
+  Batch batch;
+  for (int64_t index = 0; index < count; ++index) {
+    batch[index % 2 == 0 ? "input" : "target"].push_back(torch::ones({4}));
+  }
+  return batch;
+}
+
+Batch move_with_loop(const Batch& batch, torch::Device device) {
+  Batch moved;
+  for (const auto& [key, tensors] : batch) {
+    std::vector<torch::Tensor>& out = moved[key];
+    out.reserve(tensors.size());
+    for (const torch::Tensor& tensor : tensors) out.push_back(tensor.to(device));
+  }
+  return moved;
+}
+
+Batch move(const std::string& impl, const Batch& batch) {
+  const torch::Device cpu(torch::kCPU);
+  return impl == "mover" ? tp::fixes::to_device(batch, cpu) : move_with_loop(batch, cpu);
+}
+
+void run_batch_mover(benchmark::State& state, const std::string& impl, int64_t count) {
+  std::map<int64_t, Batch> batches;  // by tensor count: the batch and the extra work's batches
+  auto move_count = [&](int64_t tensors) {
+    auto found = batches.find(tensors);
+    if (found == batches.end()) found = batches.emplace(tensors, make_batch(tensors)).first;
+    benchmark::DoNotOptimize(move(impl, found->second));
+  };
+  tp::bench::with_extra_work(count, move_count);  // warm-up, and makes the batches untimed
+  for (auto _ : state) tp::bench::with_extra_work(count, move_count);
+  state.SetItemsProcessed(state.iterations() * count);  // tensors
+}
+
+void register_batch_mover() {
+  for (const std::string impl : {"mover", "loop"}) {
+    for (const int64_t count : kTensorCounts) {
+      const std::string name = "batch_mover/impl:" + impl + "/tensors:" + std::to_string(count);
+      benchmark::RegisterBenchmark(name.c_str(), run_batch_mover, impl, count);
+    }
+  }
+}
+
+const bool registered = tp::bench::add_registrar(register_batch_mover);
+
+}  // namespace

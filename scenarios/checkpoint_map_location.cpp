@@ -1,0 +1,167 @@
+// checkpoint_map_location: a checkpoint whose tensors are tagged with a CUDA device. The cpu
+// cell makes one itself, by re-tagging a CPU torch::save archive to "cuda:0"
+// (harness/archive_retag.h; ../shared/GUIDE.md, section 1); a cuda cell saves from its GPU.
+//   case=default_load         no device given: a host without CUDA refuses the archive
+//                             (BackendUnavailable); with CUDA it lands on the tagged device.
+//   case=map_to_cpu           torch::kCPU: values bit-identical to the saved ones, on the CPU.
+//   case=cpu_map_gpu_model    broken: loading into a model kept on the GPU with torch::kCPU moves
+//                             its parameters to the CPU, and forward raises DeviceMismatch.
+//   case=map_to_model_device  the fix: map to the device the model's parameters are on.
+// Bad input, one cell each, must give a clear class and never crash the process:
+// truncated_archive, corrupt_data_pkl, missing_file, other_module_checkpoint.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "archive_retag.h"
+#include "fixes/follow_parameters.h"
+#include "scenario.h"
+#include "temp_dir.h"
+
+namespace {
+
+constexpr int kFeatures = 6;
+constexpr int kHidden = 5;
+constexpr int kOutputs = 2;
+constexpr int kSamples = 4;
+
+struct NetImpl : torch::nn::Module {
+  NetImpl()
+      : encoder(register_module("encoder", torch::nn::Linear(kFeatures, kHidden))),
+        head(register_module("head", torch::nn::Linear(kHidden, kOutputs))) {}
+  torch::Tensor forward(const torch::Tensor& input) { return head(torch::relu(encoder(input))); }
+  torch::nn::Linear encoder;
+  torch::nn::Linear head;
+};
+TORCH_MODULE(Net);
+
+// The same kind of layers under other names: a checkpoint of a different module.
+struct OtherNetImpl : torch::nn::Module {
+  OtherNetImpl() : backbone(register_module("backbone", torch::nn::Linear(kFeatures, kHidden))) {}
+  torch::nn::Linear backbone;
+};
+TORCH_MODULE(OtherNet);
+
+// Saves `saved` (already on the cell's device) and returns a CUDA-tagged checkpoint's path:
+// re-tagged to cuda:0 in the cpu cell, as saved from the GPU in a cuda cell.
+std::string cuda_tagged_checkpoint(const tp::Cell& cell, const tp::TempDir& dir, Net& saved) {
+  torch::save(saved, dir.file("saved.pt"));
+  if (cell.device().is_cuda()) return dir.file("saved.pt");
+  tp::archive::retag_devices(dir.file("saved.pt"), dir.file("cuda0.pt"), "cpu", "cuda:0");
+  return dir.file("cuda0.pt");
+}
+
+void expect_bit_identical(const Net& loaded, const Net& saved) {
+  const auto saved_parameters = saved->named_parameters();
+  for (const auto& item : loaded->named_parameters()) {
+    EXPECT_TRUE(torch::equal(item.value().cpu(), saved_parameters[item.key()].cpu())) << item.key();
+  }
+}
+
+void load_default(tp::Cell& cell, const std::string& path, Net& saved) {
+  Net loaded;
+  torch::load(loaded, path);  // raises on a host without CUDA
+  const torch::Device tagged = cell.device().is_cuda() ? cell.device() : torch::Device("cuda:0");
+  EXPECT_EQ(tp::fixes::parameter_device(*loaded), tagged);
+  expect_bit_identical(loaded, saved);
+}
+
+void map_to_cpu(tp::Cell&, const std::string& path, Net& saved) {
+  Net loaded;
+  torch::load(loaded, path, torch::kCPU);
+  EXPECT_EQ(tp::fixes::parameter_device(*loaded), torch::Device(torch::kCPU));
+  expect_bit_identical(loaded, saved);
+}
+
+// The model stays on the cell's device while its checkpoint is mapped to `map_location`.
+void load_into_model_on_device(tp::Cell& cell, const std::string& path, Net& saved,
+                               torch::Device map_location) {
+  const torch::Tensor input = torch::randn({kSamples, kFeatures}, cell.device());
+  Net model;
+  model->to(cell.device());
+  torch::load(model, path, map_location);
+  cell.note("parameters on " + tp::fixes::parameter_device(*model).str() + " after the load");
+  const torch::Tensor output = model(input);  // broken on CUDA: raises here
+  EXPECT_TRUE(torch::equal(output, saved(input)));
+}
+
+// Writes the first half of the archive's bytes: a download or a write cut short.
+std::string truncated_archive(const tp::TempDir& dir, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(dir.file("truncated.pt"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  return dir.file("truncated.pt");
+}
+
+// A well-formed zip whose data.pkl stops half-way: the pickle itself is damaged.
+std::string corrupt_data_pkl(const tp::TempDir& dir, const std::string& path) {
+  tp::archive::rewrite_records(path, dir.file("corrupt.pt"),
+                               [](const std::string& name, std::string bytes) {
+                                 if (name == "data.pkl") bytes.resize(bytes.size() / 2);
+                                 return bytes;
+                               });
+  return dir.file("corrupt.pt");
+}
+
+void load_bad_input(tp::Cell& cell, const tp::TempDir& dir, const std::string& path) {
+  const std::string& kind = cell.axis("case");
+  std::string bad_path = dir.file("absent.pt");  // missing_file
+  if (kind == "truncated_archive") bad_path = truncated_archive(dir, path);
+  if (kind == "corrupt_data_pkl") bad_path = corrupt_data_pkl(dir, path);
+  if (kind == "other_module_checkpoint") {
+    OtherNet other;
+    torch::save(other, dir.file("other.pt"));
+    bad_path = dir.file("other.pt");
+  }
+  Net model;
+  model->to(cell.device());
+  torch::load(model, bad_path, cell.device());  // raises: the cell expects the class
+}
+
+void run(tp::Cell& cell) {
+  const tp::TempDir dir(cell.id());
+  Net saved;
+  saved->to(cell.device());
+  const std::string path = cuda_tagged_checkpoint(cell, dir, saved);
+  const std::string& kind = cell.axis("case");
+  if (kind == "default_load") return load_default(cell, path, saved);
+  if (kind == "map_to_cpu") return map_to_cpu(cell, path, saved);
+  if (kind == "cpu_map_gpu_model") {
+    return load_into_model_on_device(cell, path, saved, torch::kCPU);
+  }
+  if (kind == "map_to_model_device") {
+    return load_into_model_on_device(cell, path, saved, cell.device());
+  }
+  load_bad_input(cell, dir, dir.file("saved.pt"));
+}
+
+tp::Expect expectation(const tp::CellSpec& cell) {
+  using E = tp::ErrorClass;
+  const std::string& kind = cell.axis("case");
+  if (kind == "default_load") {
+    if (!torch::cuda::is_available()) {
+      return tp::Expect::error(E::kBackendUnavailable, "a cuda:0-tagged archive, no CUDA here");
+    }
+    return tp::Expect::success("with CUDA the archive loads onto its tagged device");
+  }
+  if (kind == "cpu_map_gpu_model") {
+    if (cell.device().is_cuda()) return tp::Expect::error(E::kDeviceMismatch);
+    return tp::Expect::success("latent on the CPU: the map and the model share a device");
+  }
+  if (kind == "truncated_archive" || kind == "corrupt_data_pkl") {
+    return tp::Expect::error(E::kCorruptArchive);
+  }
+  if (kind == "missing_file") return tp::Expect::error(E::kFileNotFound);
+  if (kind == "other_module_checkpoint") return tp::Expect::error(E::kMissingKey);
+  return tp::Expect::success();  // map_to_cpu, map_to_model_device
+}
+
+}  // namespace
+
+TP_SCENARIO(checkpoint_map_location)
+    .axis("case",
+          {"default_load", "map_to_cpu", "cpu_map_gpu_model", "map_to_model_device",
+           "truncated_archive", "corrupt_data_pkl", "missing_file", "other_module_checkpoint"})
+    .on(tp::DeviceAxis::kEach)
+    .expect(expectation)
+    .run(run);

@@ -1,0 +1,156 @@
+// pinned_non_blocking: host-device copies with non_blocking=true, and what they need to be right.
+//   h2d_non_blocking              pinned host -> device, read after a synchronize: correct.
+//   d2h_unsynchronized            broken: device -> pinned host, read before any synchronize; a
+//                                 race, so its wrong reads are counted (metric stale_reads),
+//                                 never asserted.
+//   d2h_event_sync                the fix: wait on an event recorded after the copy: always right.
+//   staging_reuse_unsynchronized  broken: one pinned staging buffer overwritten while its previous
+//                                 copy is still queued; corrupted copies are counted.
+//   staging_reuse_event_wait      the fix: wait on the previous copy's event before overwriting.
+//   is_pinned                     is_pinned() holds for pinned memory and only for it.
+//   pin_memory_without_cuda       cpu cell: pin_memory() on a host without CUDA raises
+//                                 BackendUnavailable (1.13 and 2.x word it differently).
+// The copies are made to lag by queueing matrix products ahead of them on the same stream.
+#include <gtest/gtest.h>
+
+#include "scenario.h"
+
+#if TORCHPLACE_WITH_CUDA
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace {
+
+constexpr int64_t kElements = 1 << 22;  // 16 MiB of float32 per copy
+constexpr int kTrials = 16;             // racing copies per hazard cell
+constexpr int64_t kBusySide = 4096;     // a 4096^2 float32 matmul: milliseconds of GPU work
+
+void pin_memory_without_cuda(tp::Cell& cell) {
+  const torch::Tensor pinned = torch::ones({4}).pin_memory();  // no CUDA: raises here
+  EXPECT_TRUE(pinned.is_pinned());
+  cell.note("pin_memory() succeeded: this host has CUDA");
+}
+
+#if TORCHPLACE_WITH_CUDA
+
+torch::Tensor pinned_empty(int64_t elements) {
+  return torch::empty({elements}, torch::TensorOptions().dtype(torch::kFloat).pinned_memory(true));
+}
+
+// Queues GPU work on the current stream so that the copy queued next waits behind it.
+void delay_stream(const torch::Device& device) {
+  const torch::Tensor a = torch::randn({kBusySide, kBusySide}, device);
+  for (int i = 0; i < 3; ++i) (void)torch::mm(a, a);  // only the time it takes matters
+}
+
+void h2d_non_blocking(tp::Cell& cell) {
+  const torch::Tensor source = pinned_empty(kElements);
+  source.copy_(torch::arange(kElements, torch::kFloat));
+  delay_stream(cell.device());
+  const torch::Tensor on_device = source.to(cell.device(), /*non_blocking=*/true);
+  c10::cuda::getCurrentCUDAStream(cell.device().index()).synchronize();
+  EXPECT_TRUE(torch::equal(on_device.cpu(), source));
+}
+
+// Counts the trials whose host copy did not hold the device's value when read.
+int d2h_wrong_reads(tp::Cell& cell, bool wait_on_event) {
+  const torch::Tensor host = pinned_empty(kElements);
+  int wrong = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    host.fill_(-1.0f);
+    delay_stream(cell.device());
+    const torch::Tensor on_device = torch::full({kElements}, float(trial), cell.device());
+    host.copy_(on_device, /*non_blocking=*/true);
+    if (wait_on_event) {
+      at::cuda::CUDAEvent copied;
+      copied.record(c10::cuda::getCurrentCUDAStream(cell.device().index()));
+      copied.synchronize();
+    }
+    const bool right = host.eq(float(trial)).all().item<bool>();  // a host read
+    if (!right) ++wrong;
+    c10::cuda::getCurrentCUDAStream(cell.device().index()).synchronize();
+  }
+  return wrong;
+}
+
+// Sends kTrials batches through one pinned staging buffer; counts the corrupted device copies.
+int staging_corrupted_copies(tp::Cell& cell, bool wait_on_event) {
+  const auto stream = c10::cuda::getCurrentCUDAStream(cell.device().index());
+  const torch::Tensor staging = pinned_empty(kElements);
+  std::vector<torch::Tensor> on_device;
+  at::cuda::CUDAEvent previous_copy;
+  for (int batch = 0; batch < kTrials; ++batch) {
+    if (wait_on_event && batch > 0) previous_copy.synchronize();
+    staging.fill_(float(batch));  // the host overwrites the buffer
+    delay_stream(cell.device());
+    on_device.push_back(staging.to(cell.device(), /*non_blocking=*/true));
+    previous_copy.record(stream);
+  }
+  stream.synchronize();
+  int corrupted = 0;
+  for (int batch = 0; batch < kTrials; ++batch) {
+    if (!on_device[batch].eq(float(batch)).all().item<bool>()) ++corrupted;
+  }
+  return corrupted;
+}
+
+void is_pinned(tp::Cell& cell) {
+  const torch::Tensor pageable = torch::ones({1024});
+  EXPECT_FALSE(pageable.is_pinned());
+  EXPECT_TRUE(pageable.pin_memory().is_pinned());
+  EXPECT_TRUE(pinned_empty(1024).is_pinned());
+  EXPECT_FALSE(pageable.to(cell.device()).cpu().is_pinned()) << "a plain .cpu() is pageable";
+}
+
+void run_cuda(tp::Cell& cell) {
+  const std::string& kind = cell.axis("case");
+  if (kind == "h2d_non_blocking") return h2d_non_blocking(cell);
+  if (kind == "is_pinned") return is_pinned(cell);
+  const bool fixed = kind == "d2h_event_sync" || kind == "staging_reuse_event_wait";
+  const bool d2h = kind.rfind("d2h_", 0) == 0;
+  const int wrong = d2h ? d2h_wrong_reads(cell, fixed) : staging_corrupted_copies(cell, fixed);
+  cell.metric("trials", kTrials);
+  cell.metric(d2h ? "stale_reads" : "corrupted_copies", wrong);
+  if (fixed) EXPECT_EQ(wrong, 0) << "the synchronized variant must always be right";
+}
+
+#endif  // TORCHPLACE_WITH_CUDA
+
+void run(tp::Cell& cell) {
+  if (cell.axis("case") == "pin_memory_without_cuda") return pin_memory_without_cuda(cell);
+#if TORCHPLACE_WITH_CUDA
+  run_cuda(cell);
+#else
+  FAIL() << "a CUDA cell ran in a build without CUDA";  // absent_reason skips these first
+#endif
+}
+
+tp::Expect expectation(const tp::CellSpec& cell) {
+  const bool on_cpu_cell = !cell.device().is_cuda();
+  const std::string& kind = cell.axis("case");
+  if (kind == "pin_memory_without_cuda") {
+    if (!on_cpu_cell) {
+      return tp::Expect::skip("runs in the cpu cell: pin_memory() needs no particular GPU");
+    }
+    if (torch::cuda::is_available()) return tp::Expect::success("CUDA here: pinning works");
+    return tp::Expect::error(tp::ErrorClass::kBackendUnavailable);
+  }
+  if (on_cpu_cell) {
+    return tp::Expect::skip("a host-device copy: needs a CUDA device, the cpu cell has none");
+  }
+  if (kind == "d2h_unsynchronized" || kind == "staging_reuse_unsynchronized") {
+    return tp::Expect::success("a race: wrong results are counted as a metric, never asserted");
+  }
+  return tp::Expect::success();
+}
+
+}  // namespace
+
+TP_SCENARIO(pinned_non_blocking)
+    .axis("case", {"h2d_non_blocking", "d2h_unsynchronized", "d2h_event_sync",
+                   "staging_reuse_unsynchronized", "staging_reuse_event_wait", "is_pinned",
+                   "pin_memory_without_cuda"})
+    .on(tp::DeviceAxis::kEach)
+    .expect(expectation)
+    .run(run);
