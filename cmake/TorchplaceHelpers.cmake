@@ -4,7 +4,7 @@
 #   KIND gtest      links the harness's test main; every cell becomes a CTest test through
 #                   gtest_discover_tests, labelled by the device it needs:
 #                     cpu        names holding "device=cpu"
-#                     cuda       names holding "device=cuda"
+#                     cuda       names holding "device=cuda", and harness tests named *_CUDA
 #                     multi_gpu  names holding "devices=" (cells that take two GPUs)
 #                     unit       everything else (harness self-tests)
 #   KIND benchmark  links the harness's benchmark main and adds one smoke run to CTest,
@@ -39,7 +39,7 @@ endfunction()
 # One discovery per label; the filters are disjoint and the last one takes the rest,
 # so no test is left out of CTest.
 function(_torchplace_discover_labelled target)
-  set(_filters "*device=cpu*" "*device=cuda*" "*devices=*" "-*device=*:*devices=*")
+  set(_filters "*device=cpu*" "*device=cuda*:*_CUDA" "*devices=*" "-*device=*:*devices=*:*_CUDA")
   set(_labels cpu cuda multi_gpu unit)
   foreach(_filter _label IN ZIP_LISTS _filters _labels)
     gtest_discover_tests(${target}

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "results.h"
+#include "atomic_write.h"
 
 namespace tp::archive {
 

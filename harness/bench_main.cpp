@@ -28,10 +28,10 @@ std::optional<double> take_extra_work(int& argc, char** argv) {
       argv[kept++] = argv[index];
       continue;
     }
-    const std::string value = arg.size() > std::strlen(kExtraWorkFlag) &&
-                                      arg[std::strlen(kExtraWorkFlag)] == '='
-                                  ? arg.substr(std::strlen(kExtraWorkFlag) + 1)
-                                  : std::string();
+    const std::string value =
+        arg.size() > std::strlen(kExtraWorkFlag) && arg[std::strlen(kExtraWorkFlag)] == '='
+            ? arg.substr(std::strlen(kExtraWorkFlag) + 1)
+            : std::string();
     const std::optional<double> parsed = tp::bench::parse_extra_work(value);
     if (!parsed) {
       std::cerr << "torchplace_bench: " << kExtraWorkFlag
@@ -69,5 +69,9 @@ int main(int argc, char** argv) {
   tp::bench::register_all();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (tp::bench::failures() > 0) {
+    std::cerr << "torchplace_bench: " << tp::bench::failures() << " benchmark(s) failed\n";
+    return 1;
+  }
   return 0;
 }

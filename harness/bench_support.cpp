@@ -1,5 +1,6 @@
 #include "bench_support.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 
@@ -12,6 +13,13 @@
 #endif
 
 namespace tp::bench {
+
+namespace {
+std::atomic<int> failed_benchmarks{0};
+}  // namespace
+
+void note_failure() { ++failed_benchmarks; }
+int failures() { return failed_benchmarks.load(); }
 
 namespace {
 

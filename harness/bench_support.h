@@ -39,13 +39,18 @@ std::optional<std::string> absent_reason(const torch::Device& device);
 // (the report and the gate read an error_message starting with "skip: " as a planned skip).
 void skip(benchmark::State& state, const std::string& reason);
 
+// Counts benchmarks that failed (not planned skips): bench_main exits 1 when any did.
+void note_failure();
+int failures();
+
 // Runs `body`; a c10::Error it throws fails this benchmark with its message (an error_message
-// without the "skip: " prefix) instead of ending the whole run.
+// without the "skip: " prefix) instead of ending the whole run, and counts as a failure.
 template <typename Body>
 void fail_on_error(benchmark::State& state, Body&& body) {
   try {
     body();
   } catch (const c10::Error& error) {
+    note_failure();
     state.SkipWithError(error.what_without_backtrace());
   }
 }

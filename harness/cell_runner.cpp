@@ -24,7 +24,8 @@ void run_expecting_error(const Scenario& scenario, Cell& cell, CellRecord& recor
     record.message = error.what_without_backtrace();
     record.observed_class = classify(record.message);
     EXPECT_EQ(name_of(*record.observed_class), name_of(wanted))
-        << "raised an error of another class; raw message:\n" << record.message;
+        << "raised an error of another class; raw message:\n"
+        << record.message;
     return;
   }
   record.observed_outcome = "success";
@@ -39,7 +40,8 @@ void run_expecting_success(const Scenario& scenario, Cell& cell, CellRecord& rec
     record.message = error.what_without_backtrace();
     record.observed_class = classify(record.message);
     ADD_FAILURE() << "expected success, but LibTorch raised " << name_of(*record.observed_class)
-                  << "; raw message:\n" << record.message;
+                  << "; raw message:\n"
+                  << record.message;
     return;
   }
   record.observed_outcome = "success";
@@ -50,13 +52,21 @@ class CellTest : public ::testing::Test {
   CellTest(const Scenario& scenario, CellSpec spec) : scenario_(scenario), spec_(std::move(spec)) {}
 
   void TestBody() override {
-    const Expect expected = scenario_.expectation(spec_);
-    CellRecord& record = ResultLog::instance().begin(spec_, expected);
+    // The record exists before the expectation is asked for, so a throwing expectation still
+    // leaves a failed cell in the results rather than none.
+    CellRecord& record = ResultLog::instance().begin(spec_, Expect::skip("expectation threw"));
+    record.expected = scenario_.expectation(spec_);
+    const Expect& expected = record.expected;
     if (auto reason = absent_reason(spec_.placement())) GTEST_SKIP() << *reason;
-    if (expected.outcome == Expect::Outcome::kSkip) GTEST_SKIP() << expected.note;
+    if (auto reason = scenario_.unmet_need(spec_)) GTEST_SKIP() << *reason;
+    if (expected.outcome == Expect::Outcome::kSkip) {
+      ASSERT_FALSE(expected.note.empty()) << "a skip must say why";
+      GTEST_SKIP() << expected.note;
+    }
     torch::manual_seed(kSeed);
     Cell cell(spec_, record);
-    record.observed_outcome = "exception";  // stays so only if something other than c10::Error escapes
+    record.observed_outcome =
+        "exception";  // stays so only if something other than c10::Error escapes
     const auto start = std::chrono::steady_clock::now();
     if (expected.outcome == Expect::Outcome::kError) {
       run_expecting_error(scenario_, cell, record);
@@ -76,13 +86,13 @@ class CellTest : public ::testing::Test {
 
 void register_cells() {
   for (const Scenario& scenario : Registry::all()) {
+    if (!scenario.body())
+      throw std::invalid_argument("scenario " + scenario.name() + " has no .run()");
     for (const CellSpec& spec : scenario.cells()) {
       const std::string test_name = spec.test_name();
-      ::testing::RegisterTest(scenario.name().c_str(), test_name.c_str(), nullptr,
-                              nullptr, __FILE__, __LINE__,
-                              [&scenario, spec]() -> ::testing::Test* {
-                                return new CellTest(scenario, spec);
-                              });
+      ::testing::RegisterTest(
+          scenario.name().c_str(), test_name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+          [&scenario, spec]() -> ::testing::Test* { return new CellTest(scenario, spec); });
     }
   }
 }

@@ -6,14 +6,22 @@ namespace tp {
 
 std::string_view name_of(ErrorClass error_class) {
   switch (error_class) {
-    case ErrorClass::kDeviceMismatch: return "DeviceMismatch";
-    case ErrorClass::kBackendUnavailable: return "BackendUnavailable";
-    case ErrorClass::kDtypeMismatch: return "DtypeMismatch";
-    case ErrorClass::kMissingKey: return "MissingKey";
-    case ErrorClass::kFileNotFound: return "FileNotFound";
-    case ErrorClass::kCorruptArchive: return "CorruptArchive";
-    case ErrorClass::kOutOfMemory: return "OutOfMemory";
-    case ErrorClass::kUnclassified: return "Unclassified";
+    case ErrorClass::kDeviceMismatch:
+      return "DeviceMismatch";
+    case ErrorClass::kBackendUnavailable:
+      return "BackendUnavailable";
+    case ErrorClass::kDtypeMismatch:
+      return "DtypeMismatch";
+    case ErrorClass::kMissingKey:
+      return "MissingKey";
+    case ErrorClass::kFileNotFound:
+      return "FileNotFound";
+    case ErrorClass::kCorruptArchive:
+      return "CorruptArchive";
+    case ErrorClass::kOutOfMemory:
+      return "OutOfMemory";
+    case ErrorClass::kUnclassified:
+      return "Unclassified";
   }
   return "Unclassified";
 }

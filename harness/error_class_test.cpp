@@ -12,6 +12,7 @@ struct Case {
   ErrorClass expected;
 };
 
+// clang-format off
 const Case kCases[] = {
     {"1.9-2.7", "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking argument for argument index in method wrapper__index_select)", ErrorClass::kDeviceMismatch},
     {"2.8+", "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)", ErrorClass::kDeviceMismatch},
@@ -26,6 +27,7 @@ const Case kCases[] = {
     {"2.14", "expected target dtype to be Long or Byte, but got Int", ErrorClass::kDtypeMismatch},
     {"any", "something nobody has seen before", ErrorClass::kUnclassified},
 };
+// clang-format on
 
 class ClassifyTest : public ::testing::TestWithParam<Case> {};
 

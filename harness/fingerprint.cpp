@@ -38,10 +38,12 @@ std::string first_line(const std::string& path) {
 
 nlohmann::ordered_json cuda_fingerprint() {
   nlohmann::ordered_json cuda = {{"built_with_cuda", bool(TORCHPLACE_WITH_CUDA)},
-                         {"available", torch::cuda::is_available()},
-                         {"device_count", static_cast<int>(torch::cuda::device_count())},
-                         {"runtime_version", nullptr}, {"cudnn_version", nullptr},
-                         {"driver", nullptr}, {"gpus", nlohmann::ordered_json::array()}};
+                                 {"available", torch::cuda::is_available()},
+                                 {"device_count", static_cast<int>(torch::cuda::device_count())},
+                                 {"runtime_version", nullptr},
+                                 {"cudnn_version", nullptr},
+                                 {"driver", nullptr},
+                                 {"gpus", nlohmann::ordered_json::array()}};
   const std::string driver = first_line("/proc/driver/nvidia/version");  // NVRM version line
   if (!driver.empty()) cuda["driver"] = driver;
 #if TORCHPLACE_WITH_CUDA
@@ -53,10 +55,11 @@ nlohmann::ordered_json cuda_fingerprint() {
   for (int index = 0; index < cuda["device_count"].get<int>(); ++index) {
     cudaDeviceProp props{};
     if (cudaGetDeviceProperties(&props, index) != cudaSuccess) continue;
-    cuda["gpus"].push_back({{"index", index}, {"name", props.name},
-                            {"total_memory_bytes", props.totalGlobalMem},
-                            {"compute_capability", std::to_string(props.major) + "." +
-                                                       std::to_string(props.minor)}});
+    cuda["gpus"].push_back(
+        {{"index", index},
+         {"name", props.name},
+         {"total_memory_bytes", props.totalGlobalMem},
+         {"compute_capability", std::to_string(props.major) + "." + std::to_string(props.minor)}});
   }
 #endif
   return cuda;

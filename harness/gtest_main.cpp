@@ -17,8 +17,23 @@ namespace {
 constexpr int kExitUsage = 2;
 constexpr int kExitWrite = 3;
 
-// Copies GoogleTest's verdict, skip reason and failure text into the cell's record.
+// Copies GoogleTest's verdict, skip reason and failure text into the cell's record, and rewrites
+// the results file after every cell, so a crash loses only the cell that crashed.
 class RecordingListener : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RecordingListener(std::string path) : path_(std::move(path)) {}
+
+  static bool write_results(const std::string& path) {
+    try {
+      tp::write_atomically(path, tp::ResultLog::instance().to_json().dump(2) + "\n");
+      return true;
+    } catch (const std::exception& error) {
+      std::cerr << "torchplace: " << error.what() << "\n";
+      return false;
+    }
+  }
+
+ private:
   void OnTestPartResult(const ::testing::TestPartResult& part) override {
     tp::CellRecord* record = tp::ResultLog::instance().current();
     if (record == nullptr || part.type() == ::testing::TestPartResult::kSuccess) return;
@@ -35,7 +50,10 @@ class RecordingListener : public ::testing::EmptyTestEventListener {
     const ::testing::TestResult& result = *info.result();
     record->status = result.Skipped() ? "skip" : result.Passed() ? "pass" : "fail";
     tp::ResultLog::instance().end_current();
+    if (!path_.empty()) write_results(path_);
   }
+
+  std::string path_;
 };
 
 }  // namespace
@@ -46,23 +64,18 @@ int main(int argc, char** argv) {
   const std::string flag = "--torchplace_results=";
   for (int index = 1; index < argc; ++index) {
     const std::string arg = argv[index];
-    if (arg.rfind(flag, 0) == 0) {
+    if (arg.rfind(flag, 0) == 0 && arg.size() > flag.size()) {
       results_path = arg.substr(flag.size());
     } else {
-      std::cerr << "unknown argument '" << arg << "'\nusage: " << argv[0]
+      std::cerr << "bad argument '" << arg << "'\nusage: " << argv[0]
                 << " [gtest flags] [--torchplace_results=PATH]\n";
       return kExitUsage;
     }
   }
   tp::register_cells();
-  ::testing::UnitTest::GetInstance()->listeners().Append(new RecordingListener);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new RecordingListener(results_path));
   const int status = RUN_ALL_TESTS();
   if (results_path.empty()) return status;
-  try {
-    tp::write_atomically(results_path, tp::ResultLog::instance().to_json().dump(2) + "\n");
-  } catch (const std::exception& error) {
-    std::cerr << "torchplace: " << error.what() << "\n";
-    return kExitWrite;
-  }
-  return status;
+  // Once more at the end: a run whose filter selected no cell still writes its (empty) file.
+  return RecordingListener::write_results(results_path) ? status : kExitWrite;
 }

@@ -7,6 +7,7 @@ namespace tp {
 
 const std::vector<MessageFamily>& message_families() {
   using E = ErrorClass;
+  // clang-format off
   static const std::vector<MessageFamily> families = {
       // Device mismatch: the generated wrapper check and TensorIterator, in three wordings.
       {E::kDeviceMismatch, "1.9-2.7", R"(Expected all tensors to be on the same device, but found at least two devices)"},
@@ -39,6 +40,7 @@ const std::vector<MessageFamily>& message_families() {
       // The unpickler reading a GLOBAL from a data.pkl cut short; seen 1.13.1.
       {E::kCorruptArchive, "1.13", R"(strings must be qualified Python identifiers)"},
   };
+  // clang-format on
   return families;
 }
 

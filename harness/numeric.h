@@ -18,12 +18,12 @@ inline double tolerance_ratio(const torch::Tensor& actual, const torch::Tensor& 
 }  // namespace tp
 
 // Fails the cell unless actual matches reference elementwise within rtol/atol.
-#define TP_EXPECT_CLOSE(actual, reference, rtol, atol)                                      \
-  do {                                                                                      \
-    const auto tp_actual_ = (actual);                                                       \
-    const auto tp_reference_ = (reference);                                                 \
+#define TP_EXPECT_CLOSE(actual, reference, rtol, atol)                                       \
+  do {                                                                                       \
+    const auto tp_actual_ = (actual);                                                        \
+    const auto tp_reference_ = (reference);                                                  \
     ASSERT_EQ(tp_actual_.sizes(), tp_reference_.sizes()) << #actual << " vs " << #reference; \
-    const double tp_ratio_ = ::tp::tolerance_ratio(tp_actual_, tp_reference_, rtol, atol);  \
-    EXPECT_LE(tp_ratio_, 1.0) << #actual << " differs from " << #reference                  \
-                              << " beyond rtol=" << (rtol) << " atol=" << (atol);           \
+    const double tp_ratio_ = ::tp::tolerance_ratio(tp_actual_, tp_reference_, rtol, atol);   \
+    EXPECT_LE(tp_ratio_, 1.0) << #actual << " differs from " << #reference                   \
+                              << " beyond rtol=" << (rtol) << " atol=" << (atol);            \
   } while (0)

@@ -1,9 +1,5 @@
 #include "results.h"
 
-#include <cstdio>
-#include <fstream>
-#include <stdexcept>
-
 #include "fingerprint.h"
 
 namespace tp {
@@ -36,10 +32,11 @@ nlohmann::ordered_json expected_json(const Expect& expect) {
 nlohmann::ordered_json to_json(const CellRecord& record) {
   nlohmann::ordered_json axes = nlohmann::ordered_json::object();
   for (const auto& [name, value] : record.spec.axes()) axes[name] = value;
-  nlohmann::ordered_json observed = {{"outcome", record.observed_outcome}, {"message", record.message}};
-  observed["error_class"] = record.observed_class
-                                ? nlohmann::ordered_json(std::string(name_of(*record.observed_class)))
-                                : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json observed = {{"outcome", record.observed_outcome},
+                                     {"message", record.message}};
+  observed["error_class"] =
+      record.observed_class ? nlohmann::ordered_json(std::string(name_of(*record.observed_class)))
+                            : nlohmann::ordered_json(nullptr);
   return {{"id", record.spec.id()},
           {"scenario", record.spec.scenario()},
           {"axes", axes},
@@ -57,20 +54,6 @@ nlohmann::ordered_json ResultLog::to_json() const {
   nlohmann::ordered_json cells = nlohmann::ordered_json::array();
   for (const auto& record : records_) cells.push_back(tp::to_json(*record));
   return {{"schema", "torchplace.results/1"}, {"fingerprint", fingerprint()}, {"cells", cells}};
-}
-
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error("cannot rename " + temporary + " to " + path);
-  }
 }
 
 }  // namespace tp

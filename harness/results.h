@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "atomic_write.h"
 #include "scenario.h"
 
 namespace tp {
@@ -43,8 +44,5 @@ class ResultLog {
 
 nlohmann::ordered_json to_json(const CellRecord& record);
 
-// Writes text to path through a temporary file and a rename: a reader never sees half a file,
-// and a failed write leaves what was there. Throws std::runtime_error naming the path.
-void write_atomically(const std::string& path, const std::string& text);
 
 }  // namespace tp

@@ -1,10 +1,21 @@
 #include "scenario.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "results.h"
 
 namespace tp {
+
+namespace {
+// Names and values become test names, ids and CTest label filters: keep them to [a-z0-9_].
+void check_token(const std::string& token, const std::string& what) {
+  const bool ok = !token.empty() && std::all_of(token.begin(), token.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!ok) throw std::invalid_argument(what + " '" + token + "': use lowercase letters, digits, _");
+}
+}  // namespace
 
 const std::string& CellSpec::axis(const std::string& name) const {
   for (const auto& [axis_name, value] : axes_) {
@@ -29,6 +40,8 @@ void Cell::metric(const std::string& name, double value) { record_.metrics[name]
 void Cell::note(const std::string& text) { record_.notes.push_back(text); }
 
 Scenario& Scenario::axis(std::string name, std::vector<std::string> values) {
+  check_token(name, name_ + ": axis name");
+  for (const std::string& value : values) check_token(value, name_ + ": value of axis " + name);
   axes_.emplace_back(std::move(name), std::move(values));
   return *this;
 }
@@ -40,6 +53,11 @@ Scenario& Scenario::on(DeviceAxis device_axis) {
 
 Scenario& Scenario::expect(ExpectFn expect_fn) {
   expect_fn_ = std::move(expect_fn);
+  return *this;
+}
+
+Scenario& Scenario::needs(NeedsFn needs_fn) {
+  needs_fn_ = std::move(needs_fn);
   return *this;
 }
 
@@ -62,7 +80,8 @@ std::vector<CellSpec> Scenario::cells() const {
   }
   std::vector<CellSpec> cells;
   for (const AxisValues& axes : products) {
-    for (const Placement& placement : expand(device_axis_)) cells.emplace_back(name_, axes, placement);
+    for (const Placement& placement : expand(device_axis_))
+      cells.emplace_back(name_, axes, placement);
   }
   return cells;
 }
@@ -74,7 +93,14 @@ std::deque<Scenario>& scenarios() {
 }
 }  // namespace
 
-Scenario& Registry::add(std::string name) { return scenarios().emplace_back(std::move(name)); }
+Scenario& Registry::add(std::string name) {
+  check_token(name, "scenario name");
+  for (const Scenario& scenario : scenarios()) {
+    if (scenario.name() == name)
+      throw std::invalid_argument("scenario '" + name + "' registered twice");
+  }
+  return scenarios().emplace_back(std::move(name));
+}
 const std::deque<Scenario>& Registry::all() { return scenarios(); }
 
 }  // namespace tp

@@ -15,6 +15,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,6 +75,10 @@ class Cell : public CellSpec {
 
 using ExpectFn = std::function<Expect(const CellSpec&)>;
 using BodyFn = std::function<void(Cell&)>;
+// Why a cell cannot run on this host or LibTorch (beyond its devices), or nothing when it can.
+// Unlike Expect::skip, it leaves the expectation as it is: the committed expectations stay the
+// same on every machine, and only whether the cell runs here changes.
+using NeedsFn = std::function<std::optional<std::string>(const CellSpec&)>;
 
 class Scenario {
  public:
@@ -81,11 +86,13 @@ class Scenario {
   Scenario& axis(std::string name, std::vector<std::string> values);
   Scenario& on(DeviceAxis device_axis);
   Scenario& expect(ExpectFn expect_fn);
+  Scenario& needs(NeedsFn needs_fn);
   Scenario& run(BodyFn body_fn);
 
   const std::string& name() const { return name_; }
   std::vector<CellSpec> cells() const;  // the cartesian product, devices last
   Expect expectation(const CellSpec& cell) const { return expect_fn_(cell); }
+  std::optional<std::string> unmet_need(const CellSpec& cell) const { return needs_fn_(cell); }
   const BodyFn& body() const { return body_fn_; }
 
  private:
@@ -93,6 +100,7 @@ class Scenario {
   std::vector<std::pair<std::string, std::vector<std::string>>> axes_;
   DeviceAxis device_axis_ = DeviceAxis::kEach;
   ExpectFn expect_fn_ = [](const CellSpec&) { return Expect::success(); };
+  NeedsFn needs_fn_ = [](const CellSpec&) { return std::optional<std::string>(); };
   BodyFn body_fn_;
 };
 

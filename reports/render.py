@@ -3,10 +3,11 @@
 
 usage: render.py IN_DIR [--out DIR]
 
-Reads IN_DIR/results.json (required), IN_DIR/bench.json and IN_DIR/matrix.json (optional) and writes
+Reads IN_DIR/results.json (required unless IN_DIR/matrix.json exists: a version-matrix folder),
+IN_DIR/bench.json and IN_DIR/matrix.json (optional) and writes
 index.html, summary.md and the PNGs into DIR (default IN_DIR). Everything is rendered in memory
 first; on bad input nothing is written. Each file is written atomically (temporary file, rename).
-Exit codes: 0 written, 2 bad arguments, 3 bad input or no matplotlib.
+Exit codes: 0 written, 64 bad arguments, 3 bad input or no matplotlib.
 """
 import argparse
 import os
@@ -16,17 +17,24 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torchplace_data as data  # noqa: E402
 
-EXIT_USAGE, EXIT_INPUT = 2, 3
+EXIT_USAGE, EXIT_INPUT = 64, 3  # as ci/torchplace: 64 bad arguments, 3 bad input
 INSTALL_HINT = ("matplotlib is missing from this Python ({python}); install it: "
                 "apt-get install python3-matplotlib python3-scipy, then run the report with "
                 "/usr/bin/python3 (or set TORCHPLACE_PYTHON)")
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own 2 means a behaviour regression in ci/torchplace
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"render.py: error: {message}\n")
+        sys.exit(EXIT_USAGE)
+
+
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="render.py", description=__doc__.split("\n")[1])
-    parser.add_argument("in_dir", help="run folder holding results.json (bench.json, matrix.json)")
+    parser = _Parser(prog="render.py", description=__doc__.split("\n")[1])
+    parser.add_argument("in_dir", help="run folder holding results.json or matrix.json (bench.json optional)")
     parser.add_argument("--out", help="folder to write the report into (default: IN_DIR)")
-    return parser.parse_args(argv)  # exits 2 on bad arguments
+    return parser.parse_args(argv)  # exits EXIT_USAGE on bad arguments
 
 
 def render(in_dir):

@@ -54,6 +54,28 @@ def load_results(path):
     return doc
 
 
+MATRIX_VERSION_FIELDS = ("version", "status")
+MATRIX_CELL_FIELDS = ("id", "scenario", "axes", "device", "by_version")
+BY_VERSION_FIELDS = ("status", "observed_outcome")
+
+
+def load_matrix(path):
+    """A version matrix document (schema torchplace.matrix/1)."""
+    doc = load_json(path, "version matrix")
+    require(doc, ("schema", "versions", "cells"), path)
+    if doc["schema"] != MATRIX_SCHEMA:
+        raise InputError(f"{path}: schema is {doc['schema']!r}, expected {MATRIX_SCHEMA!r}")
+    for index, version in enumerate(doc["versions"]):
+        require(version, MATRIX_VERSION_FIELDS, f"{path}: versions[{index}]")
+    for index, cell in enumerate(doc["cells"]):
+        where = f"{path}: cells[{index}]"
+        require(cell, MATRIX_CELL_FIELDS, where)
+        require(cell["by_version"], (), f"{where}.by_version")
+        for version, entry in cell["by_version"].items():
+            require(entry, BY_VERSION_FIELDS, f"{where}.by_version[{version!r}]")
+    return doc
+
+
 def load_benchmarks(path):
     """A Google Benchmark JSON document (--benchmark_format=json)."""
     doc = load_json(path, "benchmark results")
@@ -86,6 +108,32 @@ def planned_skip(entry):
     if entry.get("error_occurred") and message.startswith(SKIP_PREFIX):
         return message[len(SKIP_PREFIX):]
     return None
+
+
+def iteration_groups(doc, path, metric="real_time", required=()):
+    """A Google Benchmark document's repetitions (run_type "iteration"), grouped by run_name in
+    first-seen order: run_name -> {"entries": measured entries, "times": their `metric` in
+    seconds, "skip": the first planned skip's reason or None, "error": the first real error's
+    message ("" when it has none) or None}. Aggregates (_mean, ...) are left out: callers
+    recompute them from the repetitions. A measured entry must hold `metric` and `required`."""
+    fields = tuple(dict.fromkeys((*required, metric)))
+    groups = {}
+    for index, entry in enumerate(doc["benchmarks"]):
+        if entry["run_type"] != "iteration":
+            continue
+        group = groups.setdefault(entry.get("run_name", entry["name"]),
+                                  {"entries": [], "times": [], "skip": None, "error": None})
+        reason = planned_skip(entry)
+        if reason is not None:
+            group["skip"] = reason if group["skip"] is None else group["skip"]
+        elif entry.get("error_occurred"):
+            message = entry.get("error_message") or ""
+            group["error"] = message if group["error"] is None else group["error"]
+        else:
+            require(entry, fields, f"{path}: benchmarks[{index}] ({entry['name']})")
+            group["entries"].append(entry)
+            group["times"].append(seconds(entry, metric))
+    return groups
 
 
 def write_atomically(path, data, mode="w"):

@@ -1,8 +1,9 @@
 // checkpoint_map_location: a checkpoint whose tensors are tagged with a CUDA device. The cpu
 // cell makes one itself, by re-tagging a CPU torch::save archive to "cuda:0"
 // (harness/archive_retag.h; ../shared/GUIDE.md, section 1); a cuda cell saves from its GPU.
-//   case=default_load         no device given: a host without CUDA refuses the archive
-//                             (BackendUnavailable); with CUDA it lands on the tagged device.
+//   case=default_load_without_cuda  no device given, on a LibTorch or host without CUDA: the
+//                             archive is refused (BackendUnavailable).
+//   case=default_load_with_cuda     no device given, with CUDA: it lands on the tagged device.
 //   case=map_to_cpu           torch::kCPU: values bit-identical to the saved ones, on the CPU.
 //   case=cpu_map_gpu_model    broken: loading into a model kept on the GPU with torch::kCPU moves
 //                             its parameters to the CPU, and forward raises DeviceMismatch.
@@ -124,7 +125,7 @@ void run(tp::Cell& cell) {
   saved->to(cell.device());
   const std::string path = cuda_tagged_checkpoint(cell, dir, saved);
   const std::string& kind = cell.axis("case");
-  if (kind == "default_load") return load_default(cell, path, saved);
+  if (kind.rfind("default_load", 0) == 0) return load_default(cell, path, saved);
   if (kind == "map_to_cpu") return map_to_cpu(cell, path, saved);
   if (kind == "cpu_map_gpu_model") {
     return load_into_model_on_device(cell, path, saved, torch::kCPU);
@@ -138,11 +139,8 @@ void run(tp::Cell& cell) {
 tp::Expect expectation(const tp::CellSpec& cell) {
   using E = tp::ErrorClass;
   const std::string& kind = cell.axis("case");
-  if (kind == "default_load") {
-    if (!torch::cuda::is_available()) {
-      return tp::Expect::error(E::kBackendUnavailable, "a cuda:0-tagged archive, no CUDA here");
-    }
-    return tp::Expect::success("with CUDA the archive loads onto its tagged device");
+  if (kind == "default_load_without_cuda") {
+    return tp::Expect::error(E::kBackendUnavailable, "a cuda:0-tagged archive, no CUDA here");
   }
   if (kind == "cpu_map_gpu_model") {
     if (cell.device().is_cuda()) return tp::Expect::error(E::kDeviceMismatch);
@@ -153,15 +151,30 @@ tp::Expect expectation(const tp::CellSpec& cell) {
   }
   if (kind == "missing_file") return tp::Expect::error(E::kFileNotFound);
   if (kind == "other_module_checkpoint") return tp::Expect::error(E::kMissingKey);
-  return tp::Expect::success();  // map_to_cpu, map_to_model_device
+  return tp::Expect::success();  // default_load_with_cuda, map_to_cpu, map_to_model_device
+}
+
+std::optional<std::string> needs(const tp::CellSpec& cell) {
+  const std::string& kind = cell.axis("case");
+  const bool cuda = torch::cuda::is_available();
+  if (kind == "default_load_without_cuda" && cuda) {
+    return "needs a LibTorch or host without CUDA: here a plain torch::load succeeds "
+           "(default_load_with_cuda covers it)";
+  }
+  if (kind == "default_load_with_cuda" && !cuda) {
+    return "needs CUDA: only then does a plain torch::load put the archive on cuda:0 "
+           "(default_load_without_cuda covers this host)";
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 TP_SCENARIO(checkpoint_map_location)
-    .axis("case",
-          {"default_load", "map_to_cpu", "cpu_map_gpu_model", "map_to_model_device",
-           "truncated_archive", "corrupt_data_pkl", "missing_file", "other_module_checkpoint"})
+    .axis("case", {"default_load_without_cuda", "default_load_with_cuda", "map_to_cpu",
+                   "cpu_map_gpu_model", "map_to_model_device", "truncated_archive",
+                   "corrupt_data_pkl", "missing_file", "other_module_checkpoint"})
     .on(tp::DeviceAxis::kEach)
     .expect(expectation)
+    .needs(needs)
     .run(run);

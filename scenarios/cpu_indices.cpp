@@ -47,7 +47,8 @@ torch::Tensor variant_loss(const tp::CellSpec& cell, Table& table, const torch::
   } else if (variant == "manual_to") {
     rows = table->lookup(op, indices.to(device));
   } else if (variant == "batch_mover") {
-    const auto moved = tp::fixes::to_device(std::map<std::string, torch::Tensor>{{"indices", indices}}, device);
+    const auto moved =
+        tp::fixes::to_device(std::map<std::string, torch::Tensor>{{"indices", indices}}, device);
     rows = table->lookup(op, moved.at("indices"));
   } else {
     rows = table->lookup_anywhere(op, indices);  // self_moving_module
@@ -66,11 +67,9 @@ void run(tp::Cell& cell) {
 
   const auto losses = tp::train_sgd(table->parameters(), kSteps, kLearningRate,
                                     [&] { return variant_loss(cell, table, indices, target); });
-  const auto reference_losses =
-      tp::train_sgd(reference->parameters(), kSteps, kLearningRate, [&] {
-        return torch::mse_loss(reference->lookup(cell.axis("op"), indices),
-                               target.to(torch::kFloat64));
-      });
+  const auto reference_losses = tp::train_sgd(reference->parameters(), kSteps, kLearningRate, [&] {
+    return torch::mse_loss(reference->lookup(cell.axis("op"), indices), target.to(torch::kFloat64));
+  });
   cell.metric("first_loss", losses.front());
   cell.metric("final_loss", losses.back());
   EXPECT_LT(losses.back(), losses.front()) << "the loss did not fall";
@@ -81,7 +80,8 @@ void run(tp::Cell& cell) {
 tp::Expect expectation(const tp::CellSpec& cell) {
   if (cell.axis("variant") != "broken") return tp::Expect::success();
   if (cell.device().is_cuda()) return tp::Expect::error(tp::ErrorClass::kDeviceMismatch);
-  return tp::Expect::success("latent on the CPU: the weight and the indices already share a device");
+  return tp::Expect::success(
+      "latent on the CPU: the weight and the indices already share a device");
 }
 
 }  // namespace

@@ -67,10 +67,9 @@ void run(tp::Cell& cell) {
 
   const auto losses = tp::train_sgd(model->parameters(), kSteps, kLearningRate,
                                     [&] { return variant_loss(cell, model, input, target); });
-  const auto reference_losses =
-      tp::train_sgd(reference->parameters(), kSteps, kLearningRate, [&] {
-        return loss_of(cell.axis("loss"), reference(input.to(torch::kFloat64)), target);
-      });
+  const auto reference_losses = tp::train_sgd(reference->parameters(), kSteps, kLearningRate, [&] {
+    return loss_of(cell.axis("loss"), reference(input.to(torch::kFloat64)), target);
+  });
   cell.metric("first_loss", losses.front());
   cell.metric("final_loss", losses.back());
   EXPECT_LT(losses.back(), losses.front()) << "the loss did not fall";

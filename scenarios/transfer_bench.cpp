@@ -1,10 +1,11 @@
 // What each way of moving a batch between host and device costs, on every GPU present (on a
 // CPU-only host the benchmarks are listed and skipped with the reason). Names:
-//   transfer/direction:h2d|d2h/strategy:<s>/bytes:<N>/device:cuda:0         one tensor, 4 KiB..1 GiB
-//   small_tensors/direction:h2d/strategy:<s>/count:1000/bytes:4096/device:cuda:0  a flat list
+//   transfer/direction:h2d|d2h/strategy:<s>/bytes:<N>/device:cuda:0         one tensor, 4 KiB..1
+//   GiB small_tensors/direction:h2d/strategy:<s>/count:1000/bytes:4096/device:cuda:0  a flat list
 //   nested_batch/direction:h2d/strategy:<s>/count:1000/bytes:4096/device:cuda:0   a map of lists
-// Strategies: see transfer_strategies.h; raw_cudamemcpy is the machine's ceiling. prefetch is a
-// host-to-device strategy and is not listed for d2h. Each step is warmed up twice first.
+// Strategies: see transfer_strategies.h; raw_cudamemcpy is the machine's ceiling. prefetch and
+// device_resident are host-to-device strategies and are not listed for d2h. Each step is warmed up
+// twice first.
 #include <cstring>
 #include <numeric>
 
@@ -14,8 +15,8 @@ namespace tp::bench {
 namespace {
 
 const std::vector<std::string> kStrategies = {
-    "pageable",        "pageable_non_blocking", "pin_each_time", "pinned_staging_reuse",
-    "prefetch",        "device_resident",       "raw_cudamemcpy"};
+    "pageable", "pageable_non_blocking", "pin_each_time", "pinned_staging_reuse",
+    "prefetch", "device_resident",       "raw_cudamemcpy"};
 constexpr int64_t kSmallCount = 1000;
 constexpr int64_t kSmallBytes = 4 * kKiB;
 
@@ -53,14 +54,14 @@ std::map<std::string, std::vector<torch::Tensor>> nested_batch(const Case& c) {
 }
 
 // raw_cudamemcpy: cudaMemcpyAsync per tensor between cudaHostAlloc memory and the device.
-Step raw_memcpy_step(const std::vector<int64_t>& tensor_bytes, bool to_device,
-                     torch::Device cuda) {
+Step raw_memcpy_step(const std::vector<int64_t>& tensor_bytes, bool to_device, torch::Device cuda) {
   const int64_t total = std::accumulate(tensor_bytes.begin(), tensor_bytes.end(), int64_t{0});
   void* host = nullptr;
   C10_CUDA_CHECK(cudaHostAlloc(&host, static_cast<size_t>(total), cudaHostAllocDefault));
   std::shared_ptr<void> host_memory(host, [](void* memory) { cudaFreeHost(memory); });
   std::memset(host, 1, static_cast<size_t>(total));
-  const torch::Tensor device_memory = torch::empty({total}, torch::dtype(torch::kUInt8).device(cuda));
+  const torch::Tensor device_memory =
+      torch::empty({total}, torch::dtype(torch::kUInt8).device(cuda));
   const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   return [=] {
     const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(cuda.index());
@@ -72,7 +73,8 @@ Step raw_memcpy_step(const std::vector<int64_t>& tensor_bytes, bool to_device,
     for (const int64_t bytes : tensor_bytes) {
       char* destination = (to_device ? device_bytes : host_bytes) + offset;
       const char* source = (to_device ? host_bytes : device_bytes) + offset;
-      C10_CUDA_CHECK(cudaMemcpyAsync(destination, source, static_cast<size_t>(bytes), kind, stream));
+      C10_CUDA_CHECK(
+          cudaMemcpyAsync(destination, source, static_cast<size_t>(bytes), kind, stream));
       offset += bytes;
     }
     return StepTimes{timer.stop_seconds(), 0};
@@ -146,7 +148,9 @@ void register_transfers() {
   for (const torch::Device& device : cuda_bench_devices()) {
     for (const std::string direction : {"h2d", "d2h"}) {
       for (const std::string& strategy : kStrategies) {
-        if (direction == "d2h" && strategy == "prefetch") continue;  // host-to-device only
+        // host-to-device only: prefetch, and device_resident (a device-side clone either way)
+        if (direction == "d2h" && (strategy == "prefetch" || strategy == "device_resident"))
+          continue;
         for (const int64_t bytes : powers_of_4(4 * kKiB, kGiB)) {
           add({"transfer", direction, strategy, 1, bytes, device});
         }

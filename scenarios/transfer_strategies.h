@@ -47,7 +47,9 @@ inline torch::Tensor pinned_like(const torch::Tensor& tensor) {
                       torch::TensorOptions().dtype(tensor.dtype()).pinned_memory(true));
 }
 
-// pageable and pageable_non_blocking: .to() from (or into) pageable memory.
+// pageable and pageable_non_blocking: .to() from (or into) pageable memory. For d2h, LibTorch's
+// .to(kCPU, non_blocking=true) allocates a pinned destination itself (_to_copy's pin_out), so
+// d2h pageable_non_blocking measures what that call costs, pinning included.
 template <typename Batch>
 Step pageable_step(const Batch& source, torch::Device target, torch::Device cuda,
                    bool non_blocking) {
@@ -69,9 +71,8 @@ Step pin_each_time_step(const Batch& source, torch::Device target, torch::Device
     EventTimer copy_timer(c10::cuda::getCurrentCUDAStream(cuda.index()));
     Batch moved;
     if (target.is_cuda()) {
-      const Batch pinned = tp::fixes::map_tensors(source, [](const torch::Tensor& t) {
-        return t.pin_memory();
-      });
+      const Batch pinned =
+          tp::fixes::map_tensors(source, [](const torch::Tensor& t) { return t.pin_memory(); });
       copy_timer.start();
       moved = tp::fixes::to_device(pinned, target, {/*non_blocking=*/true});
     } else {
@@ -139,9 +140,8 @@ Step device_resident_step(const Batch& source, torch::Device cuda) {
   return [=] {
     EventTimer timer(c10::cuda::getCurrentCUDAStream(cuda.index()));
     timer.start();
-    const Batch batch = tp::fixes::map_tensors(resident, [](const torch::Tensor& t) {
-      return t.clone();
-    });
+    const Batch batch =
+        tp::fixes::map_tensors(resident, [](const torch::Tensor& t) { return t.clone(); });
     return StepTimes{timer.stop_seconds(), 0};
   };
 }

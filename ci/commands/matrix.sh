@@ -4,7 +4,9 @@
 # against each LibTorch version, each in its own cached Debian root (1.13.1 on the host when the
 # host is Debian 12 with libtorch-dev 1.13.1), then merges the columns into DIR/matrix.json and
 # DIR/matrix.md and renders the report. Columns land in DIR/<version>/.
-#   --gate           exit 2 when a fix that held on an older version fails on a newer one
+#   --gate           exit 2 when a cell that passed on an older version fails on a newer one
+#                    (any cell: a fix that stops working, an expected error no longer raised),
+#                    or when a version that built and ran on the older one does not on the newer
 #                    (every behaviour change is printed, and written to DIR/matrix-gate.json)
 #   --fresh          recreate the roots (a from-nothing run, as on a fresh CI machine)
 #   --bookworm-root  run 1.13.1 in a bookworm root even on a suitable host
@@ -13,7 +15,7 @@
 # Roots live in /var/cache/torchplace/roots (TORCHPLACE_ROOTS or --roots); the mirror is the host's
 # (/etc/apt/sources.list.d/debian.sources) unless TORCHPLACE_MIRROR is set.
 # Exit: 0 all columns built, ran and passed; 1 a column failed to build or run, or a cell failed;
-# 2 --gate found a fix regression (or bad arguments); 3 unknown version, unreachable mirror, no root.
+# 2 --gate found a regression; 3 unknown version, unreachable mirror, no root; 64 bad arguments.
 
 # shellcheck source=../matrix/roots.sh
 source "$TP_ROOT/ci/matrix/roots.sh"

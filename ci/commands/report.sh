@@ -1,5 +1,5 @@
 # ci/torchplace report IN_DIR [--out DIR]: renders the report of a run folder from its saved JSON
-# (results.json; bench.json and matrix.json when present), also JSON brought back from another
+# (results.json, or matrix.json for a version-matrix folder; bench.json optional), also JSON from another
 # machine. Writes index.html, summary.md and the PNGs into DIR (default IN_DIR), each atomically;
 # on bad input it writes nothing and exits 3.
 cmd_report() {

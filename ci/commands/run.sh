@@ -4,6 +4,7 @@
 #   DIR/scenarios-junit.xml  the same cells as JUnit
 #   DIR/bench.json           the benchmarks (Google Benchmark JSON, every repetition kept)
 #   DIR/index.html, DIR/summary.md, DIR/*.png   the report (reports/render.py)
+# These files from an earlier run into DIR are deleted first (other files in DIR are kept).
 # Benchmarks: TORCHPLACE_BENCH_REPETITIONS (default 5) repetitions of TORCHPLACE_BENCH_MIN_TIME
 # seconds (default 0.1) each: about 1.5 minutes on a 2-core CPU-only host.
 cmd_run() {
@@ -21,22 +22,45 @@ cmd_run() {
     "TORCHPLACE_BENCH_REPETITIONS must be a whole number >= 1, got '$repetitions'"
   [[ "$min_time" =~ ^[0-9]*\.?[0-9]+$ ]] || tp_die $TP_EXIT_USAGE \
     "TORCHPLACE_BENCH_MIN_TIME must be a number of seconds, got '$min_time'"
-  tp_ensure_deps
-  tp_build
   mkdir -p "$out" || tp_die $TP_EXIT_ENV "cannot create $out"
   out=$(cd "$out" && pwd)
+  remove_earlier_output "$out"
+  tp_ensure_deps
+  tp_build
   local build_dir scenario_status=0
   build_dir=$(tp_build_dir)
   "$build_dir/scenarios/torchplace_scenarios" --torchplace_results="$out/results.json" \
     --gtest_output="xml:$out/scenarios-junit.xml" || scenario_status=$?
-  tp_log "scenario results: $out/results.json"
-  ((scenario_status == 0)) || tp_log "some scenario cells failed (exit $scenario_status); results.json lists them"
+  if [[ -f "$out/results.json" ]]; then
+    tp_log "scenario results: $out/results.json"
+    ((scenario_status == 0)) ||
+      tp_log "some scenario cells failed (exit $scenario_status); results.json lists them"
+  else
+    tp_log "the scenario binary (exit $scenario_status) did not write $out/results.json:" \
+      "no scenario results"
+    ((scenario_status != 0)) || scenario_status=$TP_EXIT_FAIL
+  fi
   local bench_status=0
   run_benchmarks "$build_dir" "$out" "$repetitions" "$min_time" || bench_status=$?
   local report_status=0
   render_report "$out" || report_status=$?
   ((scenario_status == 0 && bench_status == 0 && report_status == 0)) && return $TP_EXIT_OK
   return $TP_EXIT_FAIL
+}
+
+# remove_earlier_output <out dir>: deletes what an earlier run wrote there (only the names this
+# job writes), so a crash or a failed step of this run never leaves an old file shown as current.
+remove_earlier_output() {
+  local out=$1 name
+  local names="results.json scenarios-junit.xml bench.json bench.json.partial index.html summary.md"
+  for name in $names; do
+    rm -f -- "${out:?}/$name" || tp_die $TP_EXIT_ENV "cannot remove the earlier $out/$name"
+  done
+  local png
+  for png in "$out"/*.png; do # the report's figures; a literal '*.png' when there are none
+    [[ -f "$png" ]] || continue
+    rm -f -- "$png" || tp_die $TP_EXIT_ENV "cannot remove the earlier $png"
+  done
 }
 
 # render_report <out dir>: index.html, summary.md and the PNGs from the JSON in <out dir>. A failure
@@ -64,7 +88,11 @@ run_benchmarks() {
     --benchmark_min_time="$min_time" --benchmark_out="$out/bench.json.partial" \
     --benchmark_out_format=json >&2 || status=$?
   if ((status != 0)); then
-    tp_log "benchmarks failed (exit $status); partial output: $out/bench.json.partial"
+    if [[ -f "$out/bench.json.partial" ]]; then
+      tp_log "benchmarks failed (exit $status); partial output: $out/bench.json.partial"
+    else
+      tp_log "benchmarks failed (exit $status) before writing any output: no bench.json"
+    fi
     return $TP_EXIT_FAIL
   fi
   mv -f "$out/bench.json.partial" "$out/bench.json"

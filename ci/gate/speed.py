@@ -15,7 +15,7 @@ error rate, which Holm controls), not the share of false ones among the alarms (
 import statistics
 
 from policy import InputError
-from torchplace_data import load_benchmarks, planned_skip, seconds
+from torchplace_data import iteration_groups, load_benchmarks
 
 SAME, FASTER, SLOWER, AMBIGUOUS = "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
 
@@ -23,19 +23,10 @@ SAME, FASTER, SLOWER, AMBIGUOUS = "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
 def repetitions(path, metric="real_time"):
     """run_name -> {'times': [s, ...], 'skip': reason or None, 'error': text or None}."""
     doc = load_benchmarks(path)
-    groups = {}
-    for entry in doc["benchmarks"]:
-        if entry["run_type"] != "iteration":
-            continue
-        group = groups.setdefault(entry.get("run_name", entry["name"]),
-                                  {"times": [], "skip": None, "error": None})
-        reason = planned_skip(entry)
-        if reason is not None:
-            group["skip"] = reason
-        elif entry.get("error_occurred"):
-            group["error"] = entry.get("error_message") or "error without a message"
-        else:
-            group["times"].append(seconds(entry, metric))
+    groups = {name: {"times": group["times"], "skip": group["skip"],
+                     "error": None if group["error"] is None
+                     else group["error"] or "error without a message"}
+              for name, group in iteration_groups(doc, path, metric).items()}
     if not groups:
         kinds = {entry["run_type"] for entry in doc["benchmarks"]}
         raise InputError(f"{path}: no repetitions (run_type 'iteration') found"

@@ -1,7 +1,8 @@
 # Shared by ci/torchplace's subcommands: exit codes, dependency install, build, Python lookup.
 # shellcheck shell=bash
 
-readonly TP_EXIT_OK=0 TP_EXIT_FAIL=1 TP_EXIT_USAGE=2 TP_EXIT_ENV=3
+# 2 is kept for the gates' "behaviour regression"; usage errors take sysexits' EX_USAGE.
+readonly TP_EXIT_OK=0 TP_EXIT_FAIL=1 TP_EXIT_ENV=3 TP_EXIT_BUILD=4 TP_EXIT_USAGE=64
 TP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly TP_ROOT
 # Debian packages the suite needs: build, tests, benchmarks, report and gate.
@@ -52,7 +53,7 @@ tp_build() {
   [[ -n "${Torch_DIR:-}" ]] && args+=(-DTorch_DIR="$Torch_DIR")
   [[ -n "${TORCHPLACE_CMAKE_ARGS:-}" ]] && read -r -a extra <<<"$TORCHPLACE_CMAKE_ARGS" && args+=("${extra[@]}")
   cmake "${args[@]}" >&2 || tp_die $TP_EXIT_ENV "configure failed (see the CMake message above)"
-  cmake --build "$build_dir" -j "$(nproc)" >&2 || tp_die $TP_EXIT_FAIL "build failed"
+  cmake --build "$build_dir" -j "$(nproc)" >&2 || tp_die $TP_EXIT_BUILD "build failed (the first error is above)"
 }
 
 # A Python with matplotlib and scipy, or nothing.

@@ -8,14 +8,20 @@ Sources, per version column of MATRIX_OUT:
 Entries already in the corpus are kept; an entry is one (version, source, message).
 
 usage: corpus.py MATRIX_OUT [CORPUS_JSON]
+exit: 0 written, 2 bad arguments, 3 an input unreadable or malformed (the corpus is left as it was)
 """
 import json
 import os
 import sys
 
-from merge import comparable  # masks per-run temporary folders in messages
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "reports"))
+
+import torchplace_data as data  # noqa: E402  (reports/torchplace_data.py)
+from merge import comparable  # noqa: E402  (masks per-run temporary folders in messages)
+
+CORPUS_SCHEMA = "torchplace.message_corpus/1"
+ENTRY_FIELDS = ("version", "source", "message", "expected_class")
 DEFAULT_CORPUS = os.path.join(HERE, "..", "..", "harness", "messages", "corpus.json")
 
 
@@ -23,8 +29,14 @@ def probe_entries(out_dir, version):
     path = os.path.join(out_dir, version, "messages.json")
     if not os.path.exists(path):
         return []
-    with open(path, encoding="utf-8") as handle:
-        observations = json.load(handle)["observations"]
+    doc = data.load_json(path, "message probe observations")
+    data.require(doc, ("observations",), path)
+    observations = doc["observations"]
+    for index, item in enumerate(observations):
+        where = f"{path}: observations[{index}]"
+        data.require(item, ("probe", "expected_class", "outcome"), where)
+        if item["outcome"] == "error":
+            data.require(item, ("message",), where)
     return [{"version": version, "source": "probe:" + item["probe"],
              "message": comparable(item["message"]),
              "expected_class": item["expected_class"]}
@@ -36,10 +48,33 @@ def cell_entries(matrix):
     for cell in matrix["cells"]:
         for version, seen in cell["by_version"].items():
             if seen.get("observed_outcome") == "error" and seen.get("expected_class"):
+                data.require(seen, ("message",), f"matrix.json: {cell['id']} on {version}")
                 entries.append({"version": version, "source": "cell:" + cell["id"],
                                 "message": comparable(seen["message"]),
                                 "expected_class": seen["expected_class"]})
     return entries
+
+
+def read_sources(out_dir):
+    """The entries the matrix in out_dir observed: its cells', then each column's probe's."""
+    matrix = data.load_matrix(os.path.join(out_dir, "matrix.json"))
+    found = cell_entries(matrix)
+    for column in matrix["versions"]:
+        found += probe_entries(out_dir, column["version"])
+    return found
+
+
+def load_corpus(path):
+    """The committed corpus, or an empty one when there is none yet."""
+    if not os.path.exists(path):
+        return {"schema": CORPUS_SCHEMA, "entries": []}
+    corpus = data.load_json(path, "message corpus")
+    data.require(corpus, ("schema", "entries"), path)
+    if corpus["schema"] != CORPUS_SCHEMA:
+        raise data.InputError(f"{path}: schema is {corpus['schema']!r}, expected {CORPUS_SCHEMA!r}")
+    for index, entry in enumerate(corpus["entries"]):
+        data.require(entry, ENTRY_FIELDS, f"{path}: entries[{index}]")
+    return corpus
 
 
 def fold(corpus, new_entries):
@@ -59,23 +94,12 @@ def main(argv):
         return 2
     out_dir, corpus_path = argv[1], argv[2] if len(argv) == 3 else DEFAULT_CORPUS
     try:
-        with open(os.path.join(out_dir, "matrix.json"), encoding="utf-8") as handle:
-            matrix = json.load(handle)
-    except (OSError, ValueError) as error:
-        print(f"corpus: cannot read {out_dir}/matrix.json: {error}", file=sys.stderr)
+        corpus = fold(load_corpus(corpus_path), read_sources(out_dir))
+    except data.InputError as error:
+        print(f"corpus: bad input, corpus unchanged: {error}", file=sys.stderr)
         return 3
-    corpus = {"schema": "torchplace.message_corpus/1", "entries": []}
-    if os.path.exists(corpus_path):
-        with open(corpus_path, encoding="utf-8") as handle:
-            corpus = json.load(handle)
-    found = cell_entries(matrix)
-    for column in matrix["versions"]:
-        found += probe_entries(out_dir, column["version"])
-    corpus = fold(corpus, found)
-    with open(corpus_path + ".tmp", "w", encoding="utf-8") as handle:
-        json.dump(corpus, handle, indent=1, ensure_ascii=False)
-        handle.write("\n")
-    os.replace(corpus_path + ".tmp", corpus_path)
+    text = json.dumps(corpus, indent=1, ensure_ascii=False) + "\n"
+    data.write_atomically(corpus_path, text.encode("utf-8"), "wb")
     print(f"corpus: {len(corpus['entries'])} entries in {corpus_path}")
     return 0
 

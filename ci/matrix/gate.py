@@ -1,25 +1,27 @@
 #!/usr/bin/env python3
 """Gates a version matrix (matrix.json): for each pair of neighbouring versions (old, new) it
-reports every behaviour change (outcome, status, error class, message) and fails when a fix that
-held on the old version fails on the new one.
+reports every behaviour change (outcome, status, error class, message) and fails when a cell
+that passed on the old version fails on the new one.
 
-A fix is a cell whose "variant" axis is not "broken" (a cell without a variant axis counts as a
-fix too) and whose expected outcome is success. A new version that did not build or run while the
-old one did fails the gate as well: none of its fixes can be said to hold.
+Every cell counts, whatever its variant or expectation: a fix that stops working, and a broken
+variant whose expected error is no longer raised (or raised with another class), are both
+regressions. A new version that did not build or run while the old one did fails the gate as
+well: none of its cells can be said to hold. A cell failing on both versions is a change only if
+its observations differ.
 
 usage: gate.py MATRIX_JSON [--out VERDICT_JSON]
-exit: 0 no fix regressed, 2 a fix regressed, 3 unreadable input
+exit: 0 no cell regressed, 2 a cell regressed, 3 unreadable or malformed input
 """
 import json
+import os
 import sys
 
-from merge import comparable  # masks per-run temporary folders in messages
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports"))
+
+import torchplace_data as data  # noqa: E402  (reports/torchplace_data.py)
+from merge import comparable  # noqa: E402  (masks per-run temporary folders in messages)
 
 EXIT_OK, EXIT_REGRESSED, EXIT_INPUT = 0, 2, 3
-
-
-def is_fix(cell, entry):
-    return cell["axes"].get("variant") != "broken" and entry.get("expected_outcome") == "success"
 
 
 def compare_pair(matrix, old, new):
@@ -28,7 +30,7 @@ def compare_pair(matrix, old, new):
     regressions, changes = [], []
     if status[old]["status"] == "ok" and status[new]["status"] != "ok":
         regressions.append({"id": f"<{new} column>", "old": "ok", "new": status[new]["status"],
-                            "detail": status[new]["first_error"] or ""})
+                            "detail": status[new].get("first_error") or ""})
         return regressions, changes
     for cell in matrix["cells"]:
         before, after = cell["by_version"].get(old), cell["by_version"].get(new)
@@ -42,7 +44,7 @@ def compare_pair(matrix, old, new):
             if comparable(before.get(kind)) != comparable(after.get(kind)):
                 changes.append({"id": cell["id"], "kind": kind, "old": before.get(kind),
                                 "new": after.get(kind)})
-        if before["status"] == "pass" and after["status"] == "fail" and is_fix(cell, before):
+        if before["status"] == "pass" and after["status"] == "fail":
             regressions.append({"id": cell["id"], "old": "pass", "new": "fail",
                                 "detail": after.get("reason", "")})
     return regressions, changes
@@ -61,7 +63,7 @@ def gate(matrix):
 
 def print_verdict(verdict, stream):
     for pair in verdict["pairs"]:
-        print(f"{pair['old']} -> {pair['new']}: {len(pair['regressions'])} fix regression(s), "
+        print(f"{pair['old']} -> {pair['new']}: {len(pair['regressions'])} regression(s), "
               f"{len(pair['changes'])} behaviour change(s)", file=stream)
         for item in pair["regressions"]:
             print(f"  REGRESSED {item['id']}: {item['old']} -> {item['new']} {item['detail']}".rstrip(),
@@ -77,19 +79,14 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return EXIT_INPUT
     try:
-        with open(argv[1], encoding="utf-8") as handle:
-            matrix = json.load(handle)
-    except (OSError, ValueError) as error:
-        print(f"matrix gate: cannot read {argv[1]}: {error}", file=sys.stderr)
+        matrix = data.load_matrix(argv[1])
+    except data.InputError as error:
+        print(f"matrix gate: bad input: {error}", file=sys.stderr)
         return EXIT_INPUT
     verdict = gate(matrix)
     print_verdict(verdict, sys.stdout)
     if len(argv) == 4:
-        with open(argv[3] + ".tmp", "w", encoding="utf-8") as handle:
-            json.dump(verdict, handle, indent=1)
-        import os
-
-        os.replace(argv[3] + ".tmp", argv[3])
+        data.write_atomically(argv[3], (json.dumps(verdict, indent=1) + "\n").encode("utf-8"), "wb")
     return EXIT_REGRESSED if verdict["verdict"] == "fail" else EXIT_OK
 
 

@@ -3,13 +3,19 @@
 OUT/matrix.json (schema torchplace.matrix/1) and a plain-text summary OUT/matrix.md.
 
 usage: merge.py OUT VERSION=ROOT [VERSION=ROOT ...]   (oldest version first)
+exit: 0 written, 2 bad arguments, 3 a column's results.json unreadable or malformed
 """
 import json
 import os
 import re
 import sys
 
-SCHEMA = "torchplace.matrix/1"
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "reports"))
+
+import torchplace_data as data  # noqa: E402  (reports/torchplace_data.py)
+
+SCHEMA = data.MATRIX_SCHEMA
 CUDA_COLUMN = "cuda-2.6.0"
 # The first compiler (or CMake) error of a failed build.
 FIRST_ERROR = re.compile(r"(error:|CMake Error|fatal error|undefined reference)")
@@ -56,8 +62,7 @@ def load_column(out_dir, version, root):
     results_path = os.path.join(column_dir, "results.json")
     results = None
     if status == "ok":
-        with open(results_path, encoding="utf-8") as handle:
-            results = json.load(handle)
+        results = load_column_results(results_path)
     entry = {
         "version": version,
         "root": root,
@@ -74,6 +79,16 @@ def load_column(out_dir, version, root):
     if env.get("bench") == "absent":
         entry["bench_note"] = "torchplace_bench not built in this tree: benchmark pass skipped"
     return entry, results
+
+
+def load_column_results(path):
+    """A column's results.json, with every field cell_entry reads; InputError otherwise."""
+    results = data.load_results(path)
+    for index, cell in enumerate(results["cells"]):
+        where = f"{path}: cells[{index}]"
+        data.require(cell["expected"], ("outcome", "error_class"), f"{where}.expected")
+        data.require(cell["observed"], ("outcome", "error_class", "message"), f"{where}.observed")
+    return results
 
 
 def cell_entry(cell):
@@ -123,13 +138,6 @@ def differences(cells, ran_versions):
     return found
 
 
-def write_atomically(path, text):
-    temporary = path + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
-
-
 def merge(out_dir, version_roots):
     columns = [load_column(out_dir, version, root) for version, root in version_roots]
     cells = merge_cells(columns)
@@ -146,14 +154,24 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     out_dir = argv[1]
-    matrix = merge(out_dir, [tuple(arg.split("=", 1)) for arg in argv[2:]])
-    write_atomically(os.path.join(out_dir, "matrix.json"), json.dumps(matrix, indent=1) + "\n")
+    try:
+        matrix = merge(out_dir, [tuple(arg.split("=", 1)) for arg in argv[2:]])
+    except data.InputError as error:
+        print(f"matrix merge: bad input, nothing written: {error}", file=sys.stderr)
+        return 3
     from summary import render  # ci/matrix/summary.py
 
-    write_atomically(os.path.join(out_dir, "matrix.md"), render(matrix))
+    summary = render(matrix)
+    write_text(os.path.join(out_dir, "matrix.json"), json.dumps(matrix, indent=1) + "\n")
+    write_text(os.path.join(out_dir, "matrix.md"), summary)
     return 0
 
 
+def write_text(path, text):
+    """UTF-8 whatever the locale (messages may hold any character), atomically."""
+    data.write_atomically(path, text.encode("utf-8"), "wb")
+
+
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, HERE)
     sys.exit(main(sys.argv))

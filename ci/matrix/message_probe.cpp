@@ -35,7 +35,8 @@ const std::vector<Probe>& probes() {
   static const std::vector<Probe> all = {
       {"to_cuda", E::kBackendUnavailable, [](auto&) { torch::ones({2}).to(torch::kCUDA); }},
       {"pin_memory", E::kBackendUnavailable, [](auto&) { torch::ones({2}).pin_memory(); }},
-      {"load_cuda_tagged_archive", E::kBackendUnavailable, [](const tp::TempDir& dir) {
+      {"load_cuda_tagged_archive", E::kBackendUnavailable,
+       [](const tp::TempDir& dir) {
          const std::string cuda = dir.file("cuda.pt");
          tp::archive::retag_devices(saved_linear(dir, 2, 2, true), cuda, "cpu", "cuda:0");
          torch::nn::Linear linear(2, 2);
@@ -43,23 +44,28 @@ const std::vector<Probe>& probes() {
        }},
       {"add_meta_cpu", E::kDeviceMismatch,
        [](auto&) { torch::ones({2}, torch::kMeta) + torch::ones({2}); }},
-      {"linear_float64_weight", E::kDtypeMismatch, [](auto&) {
+      {"linear_float64_weight", E::kDtypeMismatch,
+       [](auto&) {
          torch::nn::Linear linear(2, 2);
          linear->to(torch::kFloat64);
          linear(torch::ones({1, 2}));
        }},
-      {"cross_entropy_int_targets", E::kDtypeMismatch, [](auto&) {
+      {"cross_entropy_int_targets", E::kDtypeMismatch,
+       [](auto&) {
          torch::nn::functional::cross_entropy(torch::randn({3, 4}), torch::zeros({3}, torch::kInt));
        }},
-      {"load_missing_key", E::kMissingKey, [](const tp::TempDir& dir) {
+      {"load_missing_key", E::kMissingKey,
+       [](const tp::TempDir& dir) {
          torch::nn::Linear with_bias(2, 2);
          torch::load(with_bias, saved_linear(dir, 2, 2, false));
        }},
-      {"load_missing_file", E::kFileNotFound, [](const tp::TempDir& dir) {
+      {"load_missing_file", E::kFileNotFound,
+       [](const tp::TempDir& dir) {
          torch::nn::Linear linear(2, 2);
          torch::load(linear, dir.file("absent.pt"));
        }},
-      {"load_truncated_archive", E::kCorruptArchive, [](const tp::TempDir& dir) {
+      {"load_truncated_archive", E::kCorruptArchive,
+       [](const tp::TempDir& dir) {
          const std::string path = saved_linear(dir, 2, 2, true);
          std::ifstream in(path, std::ios::binary);
          const std::string bytes((std::istreambuf_iterator<char>(in)), {});

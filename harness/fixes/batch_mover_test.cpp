@@ -33,7 +33,7 @@ TEST(BatchMover, KeepsStructureAndValuesOnCpu) {
   expect_same_values_on(to_device(source, torch::kCPU), source, torch::kCPU);
 }
 
-TEST(BatchMover, MovesEveryTensorToCuda) {
+TEST(BatchMover, MovesEveryTensor_CUDA) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "device absent: needs cuda:0";
   const Nested source = make_batch();
   const torch::Device cuda(torch::kCUDA, 0);

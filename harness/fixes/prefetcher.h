@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "fixes/batch_mover.h"
+#include "fixes/map_tensors.h"
 
 #if TORCHPLACE_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
@@ -40,72 +41,6 @@
 #endif
 
 namespace tp::fixes {
-
-// map_tensors(batch, fn): the same nested shape (as the batch mover knows it) with every defined
-// tensor t replaced by fn(t), visited in the batch's own order; other leaves are copied.
-template <typename T, typename F>
-T map_tensors(const T& leaf, F&&) {
-  return leaf;
-}
-template <typename F>
-torch::Tensor map_tensors(const torch::Tensor& tensor, F&& fn) {
-  return tensor.defined() ? fn(tensor) : tensor;
-}
-template <typename T, typename F>
-std::vector<T> map_tensors(const std::vector<T>& items, F&& fn);
-template <typename A, typename B, typename F>
-std::pair<A, B> map_tensors(const std::pair<A, B>& pair, F&& fn);
-template <typename... Ts, typename F>
-std::tuple<Ts...> map_tensors(const std::tuple<Ts...>& tuple, F&& fn);
-template <typename T, typename F>
-std::map<std::string, T> map_tensors(const std::map<std::string, T>& map, F&& fn);
-template <typename T, typename F>
-std::unordered_map<std::string, T> map_tensors(const std::unordered_map<std::string, T>& map,
-                                               F&& fn);
-template <typename D, typename L, typename F>
-torch::data::Example<D, L> map_tensors(const torch::data::Example<D, L>& example, F&& fn);
-
-template <typename T, typename F>
-std::vector<T> map_tensors(const std::vector<T>& items, F&& fn) {
-  std::vector<T> mapped;
-  mapped.reserve(items.size());
-  for (const T& item : items) mapped.push_back(map_tensors(item, fn));
-  return mapped;
-}
-
-template <typename A, typename B, typename F>
-std::pair<A, B> map_tensors(const std::pair<A, B>& pair, F&& fn) {
-  A first = map_tensors(pair.first, fn);  // sequenced: first, then second
-  return {std::move(first), map_tensors(pair.second, fn)};
-}
-
-template <typename... Ts, typename F>
-std::tuple<Ts...> map_tensors(const std::tuple<Ts...>& tuple, F&& fn) {
-  // braced initialisation evaluates left to right, so the visiting order is the tuple's
-  return std::apply([&](const Ts&... items) { return std::tuple<Ts...>{map_tensors(items, fn)...}; },
-                    tuple);
-}
-
-template <typename T, typename F>
-std::map<std::string, T> map_tensors(const std::map<std::string, T>& map, F&& fn) {
-  std::map<std::string, T> mapped;
-  for (const auto& [key, value] : map) mapped.emplace(key, map_tensors(value, fn));
-  return mapped;
-}
-
-template <typename T, typename F>
-std::unordered_map<std::string, T> map_tensors(const std::unordered_map<std::string, T>& map,
-                                               F&& fn) {
-  std::unordered_map<std::string, T> mapped;
-  for (const auto& [key, value] : map) mapped.emplace(key, map_tensors(value, fn));
-  return mapped;
-}
-
-template <typename D, typename L, typename F>
-torch::data::Example<D, L> map_tensors(const torch::data::Example<D, L>& example, F&& fn) {
-  D data = map_tensors(example.data, fn);
-  return {std::move(data), map_tensors(example.target, fn)};
-}
 
 struct PrefetchOptions {
   int depth = 2;  // batches copied ahead of the caller, each with its own pinned staging slot
@@ -213,8 +148,8 @@ class Prefetcher {
         slot.pinned[position].dtype() == like.dtype()) {
       return slot.pinned[position];
     }
-    torch::Tensor fresh = torch::empty(
-        like.sizes(), torch::TensorOptions().dtype(like.dtype()).pinned_memory(true));
+    torch::Tensor fresh =
+        torch::empty(like.sizes(), torch::TensorOptions().dtype(like.dtype()).pinned_memory(true));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++staging_allocations_;

@@ -108,7 +108,7 @@ TEST(Prefetcher, CudaTargetWithoutCudaSaysSo) {
   }
 }
 
-TEST(Prefetcher, CudaValuesEqualTheSourceAndStagingIsReusedOnlyAfterItsCopy) {
+TEST(Prefetcher, ValuesEqualTheSourceAndStagingIsReusedOnlyAfterItsCopy_CUDA) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "device absent: needs cuda:0";
   // 8 Mi elements per tensor (32 MiB as float): copies long enough that a staging buffer
   // rewritten before its copy completed would hand a later batch's values to an earlier one.
@@ -124,7 +124,7 @@ TEST(Prefetcher, CudaValuesEqualTheSourceAndStagingIsReusedOnlyAfterItsCopy) {
   }
 }
 
-TEST(Prefetcher, CudaRethrowsTheSourcesErrorOnTheCallersThread) {
+TEST(Prefetcher, RethrowsTheSourcesErrorOnTheCallersThread_CUDA) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "device absent: needs cuda:0";
   auto calls = std::make_shared<int>(0);
   Prefetcher<Nested> prefetcher(

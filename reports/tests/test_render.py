@@ -104,6 +104,25 @@ class RenderFixtures(TempDirs):
         self.assertIn("No bench.json in this folder", page)
         self.assertIn("is not a member of &#x27;at::autocast&#x27;", page)  # a build's first error
 
+    def test_matrix_folder_without_results(self):
+        run_dir = os.path.join(self.tmp, "matrix")  # what ci/matrix/merge.py leaves: no results.json
+        os.makedirs(run_dir)
+        shutil.copy(os.path.join(FIXTURES, "with_matrix", "matrix.json"), run_dir)
+        out = os.path.join(self.tmp, "out")
+        done = render(run_dir, out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.check_files(out, {"index.html", "summary.md", "version_matrix.png"})
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as handle:
+            page = handle.read()
+        self.assertIn("no single-run results are present", page)
+        self.assertIn("LibTorch version matrix (1.13.1, 2.1.2, 2.14.1)", page)
+        self.assertIn("is not a member of &#x27;at::autocast&#x27;", page)  # a build's first error
+        self.assertNotIn('id="cells"', page)
+        with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
+            summary = handle.read()
+        self.assertIn("no single-run results are present", summary)
+        self.assertIn("Version matrix: 3 LibTorch versions, 1 difference(s)", summary)
+
     def test_out_defaults_to_in_dir(self):
         run_dir = os.path.join(self.tmp, "run")
         shutil.copytree(os.path.join(FIXTURES, "cpu_only"), run_dir)
@@ -216,11 +235,11 @@ class BadInput(TempDirs):
         self.assertEqual(done.returncode, EXIT_INPUT)
         self.assertIn("results.json does not exist", done.stderr)
 
-    def test_bad_arguments_exit_2(self):
+    def test_bad_arguments_exit_64(self):
         done = subprocess.run([sys.executable, RENDER], capture_output=True)
-        self.assertEqual(done.returncode, 2)
+        self.assertEqual(done.returncode, 64)
         done = subprocess.run([sys.executable, RENDER, self.tmp, "--colour"], capture_output=True)
-        self.assertEqual(done.returncode, 2)
+        self.assertEqual(done.returncode, 64)
 
     def test_missing_matplotlib_says_what_to_install(self):
         shadow = os.path.join(self.tmp, "shadow", "matplotlib")
@@ -248,11 +267,20 @@ class CommandLine(TempDirs):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(set(os.listdir(out)), CUDA_FILES)
 
+    def test_renders_a_matrix_folder(self):
+        run_dir = os.path.join(self.tmp, "matrix")
+        os.makedirs(run_dir)
+        shutil.copy(os.path.join(FIXTURES, "with_matrix", "matrix.json"), run_dir)
+        done = self.torchplace(run_dir)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(set(os.listdir(run_dir)),
+                         {"matrix.json", "index.html", "summary.md", "version_matrix.png"})
+
     def test_exit_codes(self):
-        self.assertEqual(self.torchplace().returncode, 2)
-        self.assertEqual(self.torchplace(self.tmp, "--bogus").returncode, 2)
+        self.assertEqual(self.torchplace().returncode, 64)
+        self.assertEqual(self.torchplace(self.tmp, "--bogus").returncode, 64)
         self.assertEqual(self.torchplace(os.path.join(self.tmp, "absent")).returncode, 3)
-        self.assertEqual(self.torchplace(self.tmp).returncode, 3)  # no results.json
+        self.assertEqual(self.torchplace(self.tmp).returncode, 3)  # no results.json, no matrix.json
 
 
 def _load(path):

@@ -7,7 +7,7 @@ from . import matrix, tables
 @dataclass
 class Analysis:
     inputs: object  # inputs.RunInputs
-    grid: matrix.Grid
+    grid: object  # matrix.Grid of results.json; None in a matrix-only folder
     version_grid: object = None  # matrix.Grid when matrix.json exists
     curves: dict = field(default_factory=dict)  # tables.transfer_curves
     percent: dict = field(default_factory=dict)  # tables.percent_of_raw
@@ -23,11 +23,13 @@ class Analysis:
         return self.inputs.bench
 
     def failed_cells(self):
-        return [cell for cell in self.inputs.results["cells"] if cell["status"] == "fail"]
+        results = self.inputs.results
+        return [] if results is None else [c for c in results["cells"] if c["status"] == "fail"]
 
 
 def analyse(inputs):
-    result = Analysis(inputs, matrix.from_results(inputs.results))
+    grid = matrix.from_results(inputs.results) if inputs.results is not None else None
+    result = Analysis(inputs, grid)
     if inputs.matrix is not None:
         result.version_grid = matrix.from_version_matrix(inputs.matrix)
     bench = inputs.bench
@@ -47,7 +49,9 @@ def figures(result):
     """{file name: PNG bytes} for whatever data there is."""
     from . import matrix_figure, plots  # matplotlib is imported only when drawing
 
-    pngs = {"outcome_matrix.png": matrix_figure.outcome_matrix(result.grid)}
+    pngs = {}
+    if result.grid is not None:
+        pngs["outcome_matrix.png"] = matrix_figure.outcome_matrix(result.grid)
     if result.version_grid is not None:
         pngs["version_matrix.png"] = matrix_figure.outcome_matrix(result.version_grid)
     drawers = (("transfer_bandwidth.png", result.curves, plots.transfer_bandwidth),

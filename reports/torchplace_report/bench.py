@@ -69,22 +69,15 @@ def load(path):
     """Reads bench.json; InputError names the file and the problem."""
     doc = data.load_benchmarks(path)
     measurements, skips, failures = {}, {}, {}
-    for index, entry in enumerate(doc["benchmarks"]):
-        if entry["run_type"] != "iteration":
-            continue  # aggregates (_mean, _median, ...) are recomputed from the repetitions
-        run_name = entry.get("run_name", entry["name"])
-        reason = data.planned_skip(entry)
-        if reason is not None:
-            skips.setdefault(run_name, reason)
-            continue
-        if entry.get("error_occurred"):
-            failures.setdefault(run_name, entry.get("error_message", "error"))
-            continue
-        data.require(entry, ITERATION_FIELDS, f"{path}: benchmarks[{index}] ({entry['name']})")
-        family, fields = data.parse_benchmark_name(run_name)
-        fields = {key: value for key, value in fields.items() if value != ""}
-        measurement = measurements.setdefault(run_name, Measurement(run_name, family, fields))
-        measurement.entries.append(entry)
+    for run_name, group in data.iteration_groups(doc, path, required=ITERATION_FIELDS).items():
+        if group["skip"] is not None:
+            skips[run_name] = group["skip"]
+        if group["error"] is not None:
+            failures[run_name] = group["error"] or "error"
+        if group["entries"]:
+            family, fields = data.parse_benchmark_name(run_name)
+            fields = {key: value for key, value in fields.items() if value != ""}
+            measurements[run_name] = Measurement(run_name, family, fields, list(group["entries"]))
     _check_origin(path, doc, measurements, skips, failures)
     for measurement in measurements.values():
         measurement.seconds()  # rejects an unknown time_unit now, before anything is drawn

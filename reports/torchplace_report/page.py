@@ -5,34 +5,50 @@ from . import html_bench, html_page
 from .html_page import image, section, table
 
 
+NO_RESULTS = ("No results.json in this folder: no single-run results are present (a version "
+              "matrix folder); the version matrix below shows each cell per LibTorch version.")
+
+
 def render(result, figures):
     results = result.inputs.results
-    counts = result.grid.counts()
-    headline = ", ".join(f"{n} {category}" for category, n in counts.items())
     parts = [
         _outcomes_section(result, figures),
         _version_section(result, figures),
         html_bench.transfer_section(result, figures),
         html_bench.cpu_section(result, figures),
         html_bench.failures_section(result),
-        html_page.skips_section(results, result.bench),
-        html_page.cells_section(results),
-        html_page.fingerprint_section(results, result.bench),
     ]
+    if results is not None:
+        parts += [html_page.skips_section(results, result.bench),
+                  html_page.cells_section(results),
+                  html_page.fingerprint_section(results, result.bench)]
     anchors = [("outcomes", "Outcomes"), ("versions", "Versions"), ("transfers", "Transfers"),
                ("cpu", "CPU baselines"), ("bench-failures", "Benchmark failures"),
                ("skips", "Skips"), ("cells", "Cells"), ("fingerprint", "Fingerprint")]
     body = "".join(parts)
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in anchors if f'id="{a}"' in body)
-    title = f"torchplace report — LibTorch {results['fingerprint'].get('libtorch_version', '?')}"
+    title, header = _heading(result)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{escape(title)}</title><style>{html_page.CSS}</style></head><body>"
-            f"<h1>{escape(title)}</h1><p>{escape(html_page.machine_line(results['fingerprint']))}"
-            f"</p><p>{len(results['cells'])} scenario cells: {escape(headline)}.</p>"
-            f"<nav>{nav}</nav>{body}</body></html>\n")
+            f"<h1>{escape(title)}</h1>{header}<nav>{nav}</nav>{body}</body></html>\n")
+
+
+def _heading(result):
+    """(title, HTML lines under it): the run's machine and counts, or the matrix's versions."""
+    results = result.inputs.results
+    if results is None:
+        versions = [v["version"] for v in result.inputs.matrix["versions"]]
+        return (f"torchplace report — LibTorch version matrix ({', '.join(versions)})",
+                f"<p>{escape(NO_RESULTS)}</p>")
+    headline = ", ".join(f"{n} {category}" for category, n in result.grid.counts().items())
+    title = f"torchplace report — LibTorch {results['fingerprint'].get('libtorch_version', '?')}"
+    return title, (f"<p>{escape(html_page.machine_line(results['fingerprint']))}</p>"
+                   f"<p>{len(results['cells'])} scenario cells: {escape(headline)}.</p>")
 
 
 def _outcomes_section(result, figures):
+    if result.grid is None:
+        return section("outcomes", "Scenario outcome matrix", f"<p>{escape(NO_RESULTS)}</p>")
     body = html_page.legend_html() + "<p>Hover over a cell for its reason or error class.</p>"
     body += html_page.grid_table(result.grid)
     body += ("<details><summary>The same matrix as an image (outcome_matrix.png)</summary>" +

@@ -5,11 +5,7 @@ MAX_LISTED = 8  # failures listed one by one; the rest are counted
 
 
 def render(result):
-    results = result.inputs.results
-    counts = result.grid.counts()
-    lines = ["## torchplace report", "", html_page.machine_line(results["fingerprint"]), "",
-             "| " + " | ".join(counts) + " |", "|" + "---|" * len(counts),
-             "| " + " | ".join(str(n) for n in counts.values()) + " |", ""]
+    lines = ["## torchplace report", ""] + _run_lines(result)
     lines += _failures(result)
     lines += _transfers(result)
     if result.version_grid is not None:
@@ -18,6 +14,18 @@ def render(result):
                      f"{len(doc.get('differences', []))} difference(s) between them.")
     lines += ["", "Full report: index.html (plots, every cell with its raw message, skip reasons)."]
     return "\n".join(lines) + "\n"
+
+
+def _run_lines(result):
+    """The machine line and the outcome counts of results.json, or why there are none."""
+    results = result.inputs.results
+    if results is None:
+        return ["No results.json in this folder: no single-run results are present "
+                "(a version matrix folder).", ""]
+    counts = result.grid.counts()
+    return [html_page.machine_line(results["fingerprint"]), "",
+            "| " + " | ".join(counts) + " |", "|" + "---|" * len(counts),
+            "| " + " | ".join(str(n) for n in counts.values()) + " |", ""]
 
 
 def _failures(result):

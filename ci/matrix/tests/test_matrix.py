@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of the version matrix's merge (merge.py) and gate (gate.py) on synthetic columns."""
+"""Tests of the version matrix's merge (merge.py), gate (gate.py) and message corpus (corpus.py)
+on synthetic columns."""
 import json
 import os
 import subprocess
@@ -10,17 +11,21 @@ import unittest
 MATRIX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, MATRIX_DIR)
 
+import corpus  # noqa: E402
 import gate  # noqa: E402
 import merge  # noqa: E402
 
 FIX = "s/variant=manual_to/device=cpu"
 BROKEN = "s/variant=broken/device=cpu"
+PLAIN = "t/dtype=float/device=cpu"  # a scenario without a variant axis
+EXPECTED_ERROR = dict(outcome="error", error_class="DeviceMismatch", expected="error",
+                      expected_class="DeviceMismatch")
 
 
 def cell(cell_id, status="pass", outcome="success", error_class=None, message="",
          expected="success", expected_class=None):
-    variant = cell_id.split("variant=")[1].split("/")[0]
-    return {"id": cell_id, "scenario": "s", "axes": {"variant": variant}, "device": "cpu",
+    axes = dict(part.split("=", 1) for part in cell_id.split("/")[1:-1])
+    return {"id": cell_id, "scenario": cell_id.split("/")[0], "axes": axes, "device": "cpu",
             "expected": {"outcome": expected, "error_class": expected_class, "note": ""},
             "observed": {"outcome": outcome, "error_class": error_class, "message": message},
             "status": status, "reason": "" if status == "pass" else "loss did not fall"}
@@ -93,6 +98,30 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(matrix["differences"], [])
 
 
+    def test_malformed_column_results_exit_3_and_write_nothing(self):
+        write_column(self.out, "1.13.1", "ok", [cell(FIX)])
+        broken = cell(FIX)
+        del broken["observed"]["message"]
+        write_column(self.out, "2.14.1", "ok", [broken])
+        run = subprocess.run([sys.executable, os.path.join(MATRIX_DIR, "merge.py"), self.out,
+                              "1.13.1=host-bookworm", "2.14.1=sid"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 3, run.stdout + run.stderr)
+        self.assertIn("2.14.1/results.json: cells[0].observed: missing field(s) message",
+                      run.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "matrix.json")))
+
+    def test_command_line_writes_matrix_json_and_md(self):
+        text = "expected all tensors on the same device — cuda:0 and cpu"  # kept as UTF-8
+        write_column(self.out, "1.13.1", "ok",
+                     [cell(BROKEN, "pass", message=text, **EXPECTED_ERROR)])
+        run = subprocess.run([sys.executable, os.path.join(MATRIX_DIR, "merge.py"), self.out,
+                              "1.13.1=host-bookworm"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        with open(os.path.join(self.out, "matrix.json"), encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["cells"][0]["by_version"]["1.13.1"]["message"], text)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "matrix.md")))
+
+
 class GateTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -119,6 +148,25 @@ class GateTest(unittest.TestCase):
         self.assertEqual(verdict["pairs"][0]["changes"],
                          [{"id": BROKEN, "kind": "message", "old": "old text", "new": "new text"}])
 
+    def test_expected_error_no_longer_raised_fails_the_gate(self):
+        old = cell(BROKEN, "pass", message="found at least two devices", **EXPECTED_ERROR)
+        new = cell(BROKEN, "fail", "success", None, "", "error", "DeviceMismatch")
+        verdict = gate.gate(self.matrix([old], [new]))
+        self.assertEqual(verdict["verdict"], "fail")
+        self.assertEqual([r["id"] for r in verdict["pairs"][0]["regressions"]], [BROKEN])
+        kinds = [c["kind"] for c in verdict["pairs"][0]["changes"]]
+        self.assertEqual(kinds, ["observed_outcome", "status", "observed_class", "message"])
+
+    def test_cell_without_variant_axis_that_fails_now_fails_the_gate(self):
+        verdict = gate.gate(self.matrix([cell(PLAIN)], [cell(PLAIN, status="fail")]))
+        self.assertEqual(verdict["verdict"], "fail")
+        self.assertEqual([r["id"] for r in verdict["pairs"][0]["regressions"]], [PLAIN])
+
+    def test_cell_that_now_passes_is_a_change_not_a_regression(self):
+        verdict = gate.gate(self.matrix([cell(FIX, status="fail")], [cell(FIX)]))
+        self.assertEqual(verdict["verdict"], "pass")
+        self.assertEqual([c["kind"] for c in verdict["pairs"][0]["changes"]], ["status"])
+
     def test_new_version_that_does_not_build_fails_the_gate(self):
         verdict = gate.gate(self.matrix([cell(FIX)], [], new_status="build_failed"))
         self.assertEqual(verdict["verdict"], "fail")
@@ -138,10 +186,62 @@ class GateTest(unittest.TestCase):
                              capture_output=True, text=True)
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
         self.assertIn(f"REGRESSED {FIX}", run.stdout)
+        with open(path + ".gate", encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["verdict"], "fail")
         missing = subprocess.run([sys.executable, script, os.path.join(self.out, "nope.json")],
                                  capture_output=True, text=True)
         self.assertEqual(missing.returncode, 3)
-        self.assertIn("cannot read", missing.stderr)
+        self.assertIn("nope.json does not exist", missing.stderr)
+
+    def test_malformed_matrix_exits_3_with_the_missing_field(self):
+        matrix = self.matrix([cell(FIX)], [cell(FIX)])
+        del matrix["cells"][0]["by_version"]["2.14.1"]["status"]
+        path = os.path.join(self.out, "matrix.json")
+        with open(path, "w") as handle:
+            json.dump(matrix, handle)
+        run = subprocess.run([sys.executable, os.path.join(MATRIX_DIR, "gate.py"), path],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 3, run.stdout + run.stderr)
+        self.assertIn("cells[0].by_version['2.14.1']: missing field(s) status", run.stderr)
+
+
+class CorpusTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = self.tmp.name
+        self.corpus = os.path.join(self.out, "corpus.json")
+        write_column(self.out, "1.13.1", "ok",
+                     [cell(BROKEN, "pass", message="two devices — /tmp/torchplace-ck-7-1/a.pt",
+                           **EXPECTED_ERROR)])
+        matrix = merge.merge(self.out, [("1.13.1", "host-bookworm")])
+        with open(os.path.join(self.out, "matrix.json"), "w") as handle:
+            json.dump(matrix, handle)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write_probe(self, observations):
+        with open(os.path.join(self.out, "1.13.1", "messages.json"), "w") as handle:
+            json.dump({"schema": "torchplace.messages/1", "observations": observations}, handle)
+
+    def test_folds_cells_and_probes_with_masked_folders(self):
+        self.write_probe([{"probe": "p", "expected_class": "FileNotFound", "outcome": "error",
+                           "message": "no file"},
+                          {"probe": "q", "expected_class": "DtypeMismatch", "outcome": "success"}])
+        self.assertEqual(corpus.main(["corpus.py", self.out, self.corpus]), 0)
+        with open(self.corpus, encoding="utf-8") as handle:
+            entries = json.load(handle)["entries"]
+        self.assertEqual([(e["source"], e["message"]) for e in entries],
+                         [("cell:" + BROKEN, "two devices — /tmp/torchplace-<tmp>/a.pt"),
+                          ("probe:p", "no file")])
+
+    def test_malformed_probe_output_exits_3_and_keeps_the_corpus(self):
+        with open(self.corpus, "w") as handle:
+            handle.write('{"schema": "torchplace.message_corpus/1", "entries": []}\n')
+        self.write_probe([{"probe": "p", "expected_class": "FileNotFound", "outcome": "error"}])
+        self.assertEqual(corpus.main(["corpus.py", self.out, self.corpus]), 3)
+        with open(self.corpus, encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["entries"], [])
 
 
 if __name__ == "__main__":
