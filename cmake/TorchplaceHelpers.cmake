@@ -1,6 +1,6 @@
-# torchplace_add_suite(<name> KIND <gtest|benchmark> SOURCES <file>...)
+# torchplace_add_suite(<name> KIND <gtest|benchmark|tool> SOURCES <file>...)
 #
-# The one way this project makes an executable of scenarios or benchmarks.
+# The one way this project makes an executable: scenarios, benchmarks, or a tool.
 #   KIND gtest      links the harness's test main; every cell becomes a CTest test through
 #                   gtest_discover_tests, labelled by the device it needs:
 #                     cpu        names holding "device=cpu"
@@ -9,6 +9,7 @@
 #                     unit       everything else (harness self-tests)
 #   KIND benchmark  links the harness's benchmark main and adds one smoke run to CTest,
 #                   labelled "bench", that times each benchmark for a single iteration.
+#   KIND tool       links the harness only (its own main), adds no test.
 # All suites reuse the harness's precompiled <torch/torch.h>, so a scenario file costs
 # seconds to compile rather than the ~30 s of a file that parses LibTorch itself.
 #
@@ -16,12 +17,14 @@
 #   torchplace_add_suite(torchplace_scenarios KIND gtest SOURCES forgotten_labels.cpp)
 function(torchplace_add_suite name)
   cmake_parse_arguments(ARG "" "KIND" "SOURCES" ${ARGN})
-  if(NOT ARG_KIND MATCHES "^(gtest|benchmark)$" OR NOT ARG_SOURCES)
-    message(FATAL_ERROR "torchplace_add_suite(${name}): needs KIND gtest|benchmark and SOURCES")
+  if(NOT ARG_KIND MATCHES "^(gtest|benchmark|tool)$" OR NOT ARG_SOURCES)
+    message(FATAL_ERROR "torchplace_add_suite(${name}): needs KIND gtest|benchmark|tool and SOURCES")
   endif()
   add_executable(${name} ${ARG_SOURCES})
   target_precompile_headers(${name} REUSE_FROM torchplace_harness)
-  if(ARG_KIND STREQUAL "gtest")
+  if(ARG_KIND STREQUAL "tool")
+    target_link_libraries(${name} PRIVATE torchplace_harness)
+  elseif(ARG_KIND STREQUAL "gtest")
     target_link_libraries(${name} PRIVATE torchplace_harness_gtest_main)
     _torchplace_discover_labelled(${name})
   else()

@@ -1,7 +1,7 @@
 // Rewrites the records of a torch::save archive (a zip read and written with LibTorch's own
 // caffe2::serialize::PyTorchStreamReader/Writer, present in 1.13 and 2.x). The use it is made
 // for: re-tagging every storage of a checkpoint to another device string, so that a suite can
-// make a genuine CUDA-tagged checkpoint on a machine without CUDA (../shared/GUIDE.md, section 1).
+// make a genuine CUDA-tagged checkpoint on a machine without CUDA.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -16,7 +16,7 @@
 namespace {
 
 constexpr const char* kExtraWorkFlag = "--torchplace_extra_work";
-constexpr int kExitUsage = 2;
+constexpr int kExitUsage = 64;  // as ci/torchplace: 2 means a behaviour regression there
 
 // Reads and removes --torchplace_extra_work[=...] from argv; nothing when a value is malformed.
 std::optional<double> take_extra_work(int& argc, char** argv) {

@@ -107,12 +107,6 @@ std::optional<std::string> lacks_memory(const torch::Device& device, int64_t byt
   return "too little device memory: needs " + std::to_string(bytes_needed) + " bytes (+10 %), " +
          device.str() + " has " + std::to_string(free_bytes) + " free";
 }
-
-double EventTimer::stop_seconds() {
-  stop_.record(stream_);
-  stop_.synchronize();
-  return start_.elapsed_time(stop_) / 1000.0;  // elapsed_time is in ms
-}
 #endif
 
 }  // namespace tp::bench

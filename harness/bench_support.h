@@ -1,24 +1,18 @@
 // Benchmark-side helpers with no scenario knowledge: run-time registration after the flags are
 // read, the device axis (CUDA benchmarks listed for every GPU present, and for cuda:0 on a
 // CPU-only host so that they show up skipped with the reason), the skip compat across Google
-// Benchmark versions, the extra-work knob the gate's calibration uses, CUDA event timing and
-// free-device-memory checks.
+// Benchmark versions, the extra-work knob the gate's calibration uses, and free-device-memory
+// checks. How a step is timed is in device_timing.h.
 #pragma once
 #include <benchmark/benchmark.h>
 #include <c10/util/Exception.h>
 #include <torch/types.h>
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
-
-#if TORCHPLACE_WITH_CUDA
-#include <ATen/cuda/CUDAEvent.h>
-#include <c10/cuda/CUDAStream.h>
-#endif
 
 namespace tp::bench {
 
@@ -70,37 +64,12 @@ constexpr int64_t kGiB = 1024 * kMiB;
 // from, from*4, ..., up to `to` inclusive (bytes)
 std::vector<int64_t> powers_of_4(int64_t from, int64_t to);
 
-// Host wall clock, for paths whose cost is on the host (pageable copies, pinning).
-class HostTimer {
- public:
-  void start() { start_ = std::chrono::steady_clock::now(); }
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-};
-
 #if TORCHPLACE_WITH_CUDA
 // Bytes of free device memory after the caching allocator returned what it keeps.
 int64_t free_device_bytes(const torch::Device& device);
 
 // Why `bytes_needed` do not fit on `device` now, or nothing when they do (10 % headroom).
 std::optional<std::string> lacks_memory(const torch::Device& device, int64_t bytes_needed);
-
-// Device time between start() and stop() on one stream, from a pair of CUDA events.
-class EventTimer {
- public:
-  explicit EventTimer(c10::cuda::CUDAStream stream) : stream_(stream) {}
-  void start() { start_.record(stream_); }
-  double stop_seconds();  // records the stop event, waits for it, returns seconds
-
- private:
-  c10::cuda::CUDAStream stream_;
-  at::cuda::CUDAEvent start_{cudaEventDefault};
-  at::cuda::CUDAEvent stop_{cudaEventDefault};
-};
 #endif
 
 }  // namespace tp::bench

@@ -1,4 +1,4 @@
-// The classifier against the message texts of each LibTorch version (../shared/GUIDE.md, §1).
+// The classifier against the message texts that each LibTorch version gives for the mistakes.
 #include "error_class.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 //
 //   <suite> [gtest flags] [--torchplace_results=PATH]
 //
-// Exit codes: 0 every test passed or was skipped; 1 a test failed; 2 bad arguments;
+// Exit codes: 0 every test passed or was skipped; 1 a test failed; 64 bad arguments;
 // 3 the results file could not be written.
 #include <gtest/gtest.h>
 
@@ -14,11 +14,11 @@
 
 namespace {
 
-constexpr int kExitUsage = 2;
+constexpr int kExitUsage = 64;  // as ci/torchplace: 2 means a behaviour regression there
 constexpr int kExitWrite = 3;
 
 // Copies GoogleTest's verdict, skip reason and failure text into the cell's record, and rewrites
-// the results file after every cell, so a crash loses only the cell that crashed.
+// the results file after every cell, so a crash keeps every cell finished before it.
 class RecordingListener : public ::testing::EmptyTestEventListener {
  public:
   explicit RecordingListener(std::string path) : path_(std::move(path)) {}

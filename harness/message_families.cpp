@@ -37,6 +37,7 @@ const std::vector<MessageFamily>& message_families() {
       {E::kFileNotFound, "1.0+", R"(open file failed.*(No such file|errno 2))"},
       {E::kCorruptArchive, "1.0+", R"(PytorchStreamReader failed)"},
       {E::kCorruptArchive, "1.0+", R"(Unpickler|unpickl|Overran buffer|unknown opcode)"},
+      {E::kCorruptArchive, "1.0+", R"(Unexpected end of pickler archive)"},
       // The unpickler reading a GLOBAL from a data.pkl cut short; seen 1.13.1.
       {E::kCorruptArchive, "1.13", R"(strings must be qualified Python identifiers)"},
   };

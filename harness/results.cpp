@@ -24,6 +24,7 @@ nlohmann::ordered_json expected_json(const Expect& expect) {
                            ? nlohmann::ordered_json(std::string(name_of(expect.error_class)))
                            : nlohmann::ordered_json(nullptr);
   out["note"] = expect.note;
+  out["latent"] = expect.latent;
   return out;
 }
 

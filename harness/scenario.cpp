@@ -36,6 +36,11 @@ std::string CellSpec::test_name() const {
   return text + placement_.name_part();
 }
 
+Expect cross_device_mistake(const CellSpec& cell, const std::string& why_latent_on_cpu) {
+  if (cell.device().is_cpu()) return Expect::latent_mistake("latent on the CPU: " + why_latent_on_cpu);
+  return Expect::error(ErrorClass::kDeviceMismatch);
+}
+
 void Cell::metric(const std::string& name, double value) { record_.metrics[name] = value; }
 void Cell::note(const std::string& text) { record_.notes.push_back(text); }
 

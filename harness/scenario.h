@@ -30,9 +30,13 @@ struct Expect {
   enum class Outcome { kSuccess, kError, kSkip };
   Outcome outcome = Outcome::kSuccess;
   ErrorClass error_class = ErrorClass::kUnclassified;
-  std::string note;  // why: the skip reason, or why a mistake stays latent
+  std::string note;     // why: the skip reason, or why a mistake stays latent
+  bool latent = false;  // a mistake that cannot show here: it runs and must match the reference
 
   static Expect success(std::string note = {}) { return {Outcome::kSuccess, {}, std::move(note)}; }
+  static Expect latent_mistake(std::string why) {
+    return {Outcome::kSuccess, {}, std::move(why), true};
+  }
   static Expect error(ErrorClass error_class, std::string note = {}) {
     return {Outcome::kError, error_class, std::move(note)};
   }
@@ -59,6 +63,10 @@ class CellSpec {
   AxisValues axes_;
   Placement placement_;
 };
+
+// A tensor left on the CPU by mistake: DeviceMismatch on a device cell; on the CPU cell all
+// tensors already share one device, so the mistake is latent ("latent on the CPU: <why>").
+Expect cross_device_mistake(const CellSpec& cell, const std::string& why_latent_on_cpu);
 
 struct CellRecord;
 

@@ -45,7 +45,7 @@ def render(in_dir):
     try:
         result = analysis.analyse(run)
         files = analysis.figures(result)
-    except (KeyError, TypeError, ValueError) as error:  # a field of the wrong type or shape
+    except (AttributeError, KeyError, TypeError, ValueError) as error:  # a field of the wrong type
         raise data.InputError(f"{in_dir}: unexpected content ({type(error).__name__}: {error})")
     files["summary.md"] = summary.render(result)
     files["index.html"] = page.render(result, files)

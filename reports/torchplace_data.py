@@ -1,7 +1,8 @@
 """Readers for the JSON the suite writes, shared by the report, the gate and the matrix merge.
 
-Every reader fails with InputError naming the file and the problem: a missing file, malformed
-JSON, an empty file, a document of another schema or tool, a missing field.
+Every reader fails with InputError naming the file and the problem: a missing or unreadable file,
+bytes that are not UTF-8, malformed JSON, an empty file, a document of another schema or tool, a
+missing field, a field of the wrong type (a list of objects that is not one).
 """
 import json
 import os
@@ -21,8 +22,15 @@ def load_json(path, what):
     """Parses `path` as JSON; `what` names the document in errors ("scenario results")."""
     if not os.path.exists(path):
         raise InputError(f"{what}: {path} does not exist")
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as error:
+        bad = error.object[error.start:error.start + 1].hex()
+        raise InputError(f"{what}: {path} is not UTF-8 text (byte 0x{bad} at offset "
+                         f"{error.start}: {error.reason})") from None
+    except OSError as error:  # a folder in its place, no permission, an I/O error
+        raise InputError(f"{what}: {path} cannot be read ({error.strerror or error})") from None
     if not text.strip():
         raise InputError(f"{what}: {path} is empty")
     try:
@@ -40,6 +48,19 @@ def require(mapping, keys, where):
         raise InputError(f"{where}: missing field(s) {', '.join(missing)}")
 
 
+def require_objects(mapping, key, where):
+    """mapping[key] as a list of objects; InputError names the field and what it holds instead."""
+    items = mapping[key]
+    if not isinstance(items, list):
+        raise InputError(f"{where}: {key} must be a list of objects, found "
+                         f"{type(items).__name__}")
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise InputError(f"{where}: {key}[{index}] must be an object, found "
+                             f"{type(item).__name__}")
+    return items
+
+
 CELL_FIELDS = ("id", "scenario", "axes", "device", "expected", "observed", "status", "reason")
 
 
@@ -49,7 +70,7 @@ def load_results(path):
     require(doc, ("schema", "fingerprint", "cells"), path)
     if doc["schema"] != RESULTS_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {RESULTS_SCHEMA!r}")
-    for index, cell in enumerate(doc["cells"]):
+    for index, cell in enumerate(require_objects(doc, "cells", path)):
         require(cell, CELL_FIELDS, f"{path}: cells[{index}]")
     return doc
 
@@ -65,9 +86,9 @@ def load_matrix(path):
     require(doc, ("schema", "versions", "cells"), path)
     if doc["schema"] != MATRIX_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {MATRIX_SCHEMA!r}")
-    for index, version in enumerate(doc["versions"]):
+    for index, version in enumerate(require_objects(doc, "versions", path)):
         require(version, MATRIX_VERSION_FIELDS, f"{path}: versions[{index}]")
-    for index, cell in enumerate(doc["cells"]):
+    for index, cell in enumerate(require_objects(doc, "cells", path)):
         where = f"{path}: cells[{index}]"
         require(cell, MATRIX_CELL_FIELDS, where)
         require(cell["by_version"], (), f"{where}.by_version")
@@ -81,7 +102,7 @@ def load_benchmarks(path):
     doc = load_json(path, "benchmark results")
     if not isinstance(doc, dict) or "benchmarks" not in doc or "context" not in doc:
         raise InputError(f"{path}: not Google Benchmark JSON (no 'context' and 'benchmarks')")
-    for index, entry in enumerate(doc["benchmarks"]):
+    for index, entry in enumerate(require_objects(doc, "benchmarks", path)):
         require(entry, ("name", "run_type"), f"{path}: benchmarks[{index}]")
     return doc
 

@@ -89,8 +89,7 @@ tp::Expect expectation(const tp::CellSpec& cell) {
                             "covered by check=to_device");
   }
   if (check == "to_device" && plain) {
-    if (cell.device().is_cuda()) return tp::Expect::error(tp::ErrorClass::kDeviceMismatch);
-    return tp::Expect::success("latent on the CPU: the member already sits on the target device");
+    return tp::cross_device_mistake(cell, "the member already sits on the target device");
   }
   if (check == "to_float64" && plain) return tp::Expect::error(tp::ErrorClass::kDtypeMismatch);
   if (check == "save_load" && plain) {

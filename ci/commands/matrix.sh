@@ -75,6 +75,9 @@ tp_matrix_finish() { # <out> <gate 0|1> <version=root>...
 import json, sys
 matrix = json.load(open(sys.argv[1]))
 bad = [v["version"] + ": " + v["status"] for v in matrix["versions"] if v["status"] != "ok"]
+cuda = matrix.get("cuda_compile")  # --cuda-compile: must build
+if cuda and cuda["status"] != "compiled":
+    bad.append(f"CUDA compile-only cell: {cuda['status']} ({cuda.get('first_error') or 'see its build.log'})")
 bad += [c["id"] + " on " + v for c in matrix["cells"] for v, e in c["by_version"].items() if e["status"] == "fail"]
 for line in bad:
     print("torchplace: matrix: not ok:", line, file=sys.stderr)

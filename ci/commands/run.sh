@@ -6,7 +6,8 @@
 #   DIR/index.html, DIR/summary.md, DIR/*.png   the report (reports/render.py)
 # These files from an earlier run into DIR are deleted first (other files in DIR are kept).
 # Benchmarks: TORCHPLACE_BENCH_REPETITIONS (default 5) repetitions of TORCHPLACE_BENCH_MIN_TIME
-# seconds (default 0.1) each: about 1.5 minutes on a 2-core CPU-only host.
+# seconds (default 0.1) each: about 1.5 minutes on a 2-core CPU-only host; TORCHPLACE_BENCH_FILTER
+# (a --benchmark_filter regex) runs only some of them.
 cmd_run() {
   local out="$TP_ROOT/out"
   while (($#)); do
@@ -29,22 +30,26 @@ cmd_run() {
   tp_build
   local build_dir scenario_status=0
   build_dir=$(tp_build_dir)
-  "$build_dir/scenarios/torchplace_scenarios" --torchplace_results="$out/results.json" \
-    --gtest_output="xml:$out/scenarios-junit.xml" || scenario_status=$?
-  if [[ -f "$out/results.json" ]]; then
-    tp_log "scenario results: $out/results.json"
-    ((scenario_status == 0)) ||
-      tp_log "some scenario cells failed (exit $scenario_status); results.json lists them"
-  else
-    tp_log "the scenario binary (exit $scenario_status) did not write $out/results.json:" \
-      "no scenario results"
-    ((scenario_status != 0)) || scenario_status=$TP_EXIT_FAIL
-  fi
+  run_scenarios "$build_dir" "$out" || scenario_status=$?
   local bench_status=0
   run_benchmarks "$build_dir" "$out" "$repetitions" "$min_time" || bench_status=$?
   local report_status=0
   render_report "$out" || report_status=$?
   ((scenario_status == 0 && bench_status == 0 && report_status == 0)) && return $TP_EXIT_OK
+  return $TP_EXIT_FAIL
+}
+
+# run_scenarios <build dir> <out dir>: every cell on every device here, into results.json.
+run_scenarios() {
+  local build_dir=$1 out=$2 status=0
+  "$build_dir/scenarios/torchplace_scenarios" --torchplace_results="$out/results.json" \
+    --gtest_output="xml:$out/scenarios-junit.xml" || status=$?
+  if [[ -f "$out/results.json" ]]; then
+    tp_log "scenario results: $out/results.json"
+    ((status == 0)) || tp_log "some scenario cells failed (exit $status); results.json lists them"
+    return $status
+  fi
+  tp_log "the scenario binary (exit $status) did not write $out/results.json: no scenario results"
   return $TP_EXIT_FAIL
 }
 
@@ -80,21 +85,30 @@ render_report() {
   return $status
 }
 
-# run_benchmarks <build dir> <out dir> <repetitions> <min time>: writes <out>/bench.json only
-# when the run completes; a failed run leaves its partial JSON as bench.json.partial.
+# run_benchmarks <build dir> <out dir> <repetitions> <min time>: writes <out>/bench.json. Failed
+# benchmarks (exit 1) are in it with their errors, for the report; a crash or output that is not
+# JSON stays as bench.json.partial.
 run_benchmarks() {
-  local build_dir=$1 out=$2 repetitions=$3 min_time=$4 status=0
+  local build_dir=$1 out=$2 repetitions=$3 min_time=$4 status=0 partial=$2/bench.json.partial
   "$build_dir/scenarios/torchplace_bench" --benchmark_repetitions="$repetitions" \
-    --benchmark_min_time="$min_time" --benchmark_out="$out/bench.json.partial" \
-    --benchmark_out_format=json >&2 || status=$?
-  if ((status != 0)); then
-    if [[ -f "$out/bench.json.partial" ]]; then
-      tp_log "benchmarks failed (exit $status); partial output: $out/bench.json.partial"
-    else
-      tp_log "benchmarks failed (exit $status) before writing any output: no bench.json"
-    fi
+    --benchmark_min_time="$min_time" --benchmark_out="$partial" --benchmark_out_format=json \
+    ${TORCHPLACE_BENCH_FILTER:+"--benchmark_filter=$TORCHPLACE_BENCH_FILTER"} >&2 || status=$?
+  if [[ ! -f "$partial" ]]; then
+    tp_log "benchmarks failed (exit $status) before writing any output: no bench.json"
     return $TP_EXIT_FAIL
   fi
-  mv -f "$out/bench.json.partial" "$out/bench.json"
+  if ((status != 0 && status != TP_EXIT_FAIL)) || ! is_json "$partial"; then
+    tp_log "benchmarks failed (exit $status); partial output: $partial"
+    return $TP_EXIT_FAIL
+  fi
+  mv -f "$partial" "$out/bench.json"
   tp_log "benchmark results: $out/bench.json ($repetitions repetitions)"
+  ((status == 0)) || tp_log "some benchmarks failed (exit $status); bench.json lists their errors"
+  return $status
+}
+
+is_json() { # <file>
+  local python
+  python=$(tp_python || command -v python3) || return 0 # nothing to check with: trust the exit code
+  "$python" -c 'import json, sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
 }

@@ -7,7 +7,8 @@
 
 Exit codes: 0 pass, 1 speed regression, 2 behaviour regression, 3 bad input, usage or tool error.
 With --out DIR it writes DIR/summary.md and DIR/gate.json (atomically), and always prints the
-Markdown. It fails closed: input it cannot read or compare is exit 3, never a pass.
+Markdown. It fails closed: input it cannot read or compare is exit 3, never a pass; so is a speed
+comparison without power (too many gated benchmarks for the repetitions: see speed.power).
 """
 import argparse
 import os

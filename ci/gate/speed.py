@@ -11,7 +11,11 @@ tested, and an absolute floor. Outcome:
 Holm rather than Benjamini-Hochberg: the gate fails a build when any one benchmark is SLOWER, so
 what must stay below alpha is the chance of one false alarm in the whole run (the family-wise
 error rate, which Holm controls), not the share of false ones among the alarms (BH's FDR).
+Power: Holm multiplies the smallest p by the number of gated tests N, and with n repetitions a
+side the test cannot give a p below that of perfectly separated samples. When N x that p >=
+alpha no benchmark can ever be SLOWER: the gate then fails closed instead of passing blind.
 """
+import functools
 import statistics
 
 from policy import InputError
@@ -45,6 +49,46 @@ def holm(pvalues):
     return adjusted
 
 
+def mann_whitney_p(cand, base):
+    """The gate's test: two-sided Mann-Whitney U (scipy's default method, 'auto')."""
+    from scipy.stats import mannwhitneyu  # Debian's python3-scipy; 1-3 s to import, so here
+
+    return float(mannwhitneyu(cand, base, alternative="two-sided").pvalue)
+
+
+@functools.lru_cache(maxsize=None)
+def min_p(n_base, n_cand):
+    """The smallest p the test can give for these sample sizes: every candidate time above every
+    baseline time (distinct values, so 'auto' picks the exact test up to 8 a side)."""
+    return mann_whitney_p([float(n_base + i) for i in range(n_cand)],
+                          [float(i) for i in range(n_base)])
+
+
+def reps_needed(gated, alpha, limit=200):
+    """The smallest n such that every n..limit repetitions a side gives gated x min_p < alpha
+    (min_p(n, n) is not monotonic: exact up to 8, asymptotic above); None when not even limit."""
+    needed = None
+    for n in range(limit, 1, -1):
+        if gated * min_p(n, n) >= alpha:
+            break
+        needed = n
+    return needed
+
+
+def power(rows, alpha):
+    """Whether any gated benchmark can be SLOWER: {gated, min_p, alpha, enough, reps_needed}.
+
+    gated counts Holm's family (gated benchmarks with a p-value); min_p is the smallest p their
+    sample sizes allow. None when the family is empty (too few repetitions: AMBIGUOUS rows)."""
+    family = [row for row in rows if not row["informational"] and row["p"] is not None]
+    if not family:
+        return None
+    best = min(min_p(row["reps_baseline"], row["reps_candidate"]) for row in family)
+    enough = len(family) * best < alpha
+    return {"gated": len(family), "min_p": best, "alpha": alpha, "enough": enough,
+            "reps_needed": None if enough else reps_needed(len(family), alpha)}
+
+
 def measure(name, base, cand, rule):
     """The figures of one benchmark before the decision: medians, ratio, raw p."""
     median_base, median_cand = statistics.median(base), statistics.median(cand)
@@ -56,9 +100,7 @@ def measure(name, base, cand, rule):
            "p": None, "p_adjusted": None, "informational": rule["informational"],
            "rule": {k: v for k, v in rule.items()}, "note": ""}
     if min(len(base), len(cand)) >= rule["min_reps"]:
-        from scipy.stats import mannwhitneyu  # Debian's python3-scipy; 1-3 s to import, so here
-
-        row["p"] = float(mannwhitneyu(cand, base, alternative="two-sided").pvalue)
+        row["p"] = mann_whitney_p(cand, base)
     return row
 
 
@@ -129,6 +171,7 @@ def compare(baseline_path, candidate_path, policy):
                   if row["informational"] == informational and row["p"] is not None}
         for name, p_adjusted in holm(family).items():
             rows[name]["p_adjusted"] = p_adjusted
+    section["power"] = power(section["benchmarks"], policy.alpha)  # checked by input_problems
     for row in section["benchmarks"]:
         decide(row, policy.alpha)
     section["benchmarks"].sort(key=lambda row: -row["ratio"])
@@ -147,4 +190,16 @@ def input_problems(section):
                  f"candidate {e['candidate']!r}" for e in section["errors"]]
     if not section["benchmarks"]:
         problems.append("no benchmark was compared (all skipped, missing or failed)")
+    power_check = section.get("power")
+    if power_check and not power_check["enough"]:
+        problems.append(no_power_message(power_check))
     return problems
+
+
+def no_power_message(check):
+    """Why no benchmark can be SLOWER, and what to change."""
+    needed = check["reps_needed"]
+    more = f"add repetitions (>= {needed} a side)" if needed else "add repetitions"
+    return (f"no power: {check['gated']} gated benchmarks x min p {check['min_p']:.2g} = "
+            f"{check['gated'] * check['min_p']:.2g} >= alpha {check['alpha']:g}, so no benchmark "
+            f"can be SLOWER; {more} or narrow the benchmarks with --filter")

@@ -60,15 +60,15 @@ tp_matrix_column() { # <version> <out>
 # build_and_run.sh inside it on the read-only bound source tree.
 tp_matrix_column_in_root() { # <version> <column dir> <suite> <components> <packages> <lenient>
   local version=$1 column=$2 suite=$3 components=$4 packages=$5 lenient=$6
-  local root label=${column##*/}
+  local root label=${column##*/} package=libtorch-dev
   root=$(tp_matrix_roots_dir)/$suite
-  [[ "$components" == main ]] || root+=-cuda
+  [[ "$components" == main ]] || { root+=-cuda; package=libtorch-cuda-dev; }
   tp_log "matrix: LibTorch $version in the $suite root $root"
   tp_matrix_prepare_root "$root" "$suite" "$packages" "$components" "$column/prepare.env" "$lenient"
   local found
-  found=$(tp_matrix_libtorch_version "$root")
+  found=$(tp_matrix_libtorch_version "$root" "$package")
   [[ "$found" == "$version"[+-]* ]] ||
-    tp_die $TP_EXIT_ENV "matrix: the $suite root has libtorch-dev '${found:-none}', not $version"
+    tp_die $TP_EXIT_ENV "matrix: the $suite root has $package '${found:-none}', not $version"
   tp_matrix_bind_source "$root"
   TP_MATRIX_BOUND_ROOTS+=("$root")
   rm -rf "$root/out/$label"
@@ -82,13 +82,15 @@ tp_matrix_column_in_root() { # <version> <column dir> <suite> <components> <pack
 
 # The compile-only CUDA cell (--cuda-compile) into OUT/cuda-2.6.0/: trixie with contrib and
 # non-free. nvidia-cudnn's offline post-install fails, leaving libtorch-cuda-dev unpacked but
-# complete; libtorch_cuda.so then needs the absent libcudnn.so.9 at link time, hence the flag.
+# complete; libtorch_cuda.so then needs the absent libcudnn.so.9 at link time, hence the linker
+# flag, and no binary can start, hence test discovery at ctest time (PRE_TEST), not after linking.
 tp_matrix_cuda_column() { # <out>
   local column=$1/cuda-2.6.0
   rm -rf "$column" && mkdir -p "$column" || tp_die $TP_EXIT_ENV "matrix: cannot create $column"
   TP_MATRIX_COMPILE_ONLY=1 \
-    TP_MATRIX_CMAKE_ARGS="-DCMAKE_EXE_LINKER_FLAGS=-Wl,--unresolved-symbols=ignore-in-shared-libs" \
+    TP_MATRIX_CMAKE_ARGS="-DCMAKE_EXE_LINKER_FLAGS=-Wl,--unresolved-symbols=ignore-in-shared-libs \
+-DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST" \
     tp_matrix_column_in_root 2.6.0 "$column" trixie "main contrib non-free" \
-    "$TP_APT_PACKAGES $TP_MATRIX_CUDA_PACKAGES" 1
+    "$TP_MATRIX_CUDA_PACKAGES" 1
   tp_log "matrix: CUDA compile-only cell: $(cat "$column/status")"
 }

@@ -97,6 +97,7 @@ def cell_entry(cell):
         "status": cell["status"],
         "expected_outcome": cell["expected"]["outcome"],
         "expected_class": cell["expected"]["error_class"],
+        "latent": cell["expected"].get("latent", False),  # absent before results carried it
         "observed_outcome": observed["outcome"],
         "observed_class": observed["error_class"],
         "message": observed["message"],

@@ -5,8 +5,9 @@
 # LibTorch version -> the Debian suite whose libtorch-dev is that version.
 declare -grA TP_MATRIX_SUITES=([1.13.1]=bookworm [2.6.0]=trixie [2.14.1]=sid)
 readonly TP_MATRIX_VERSIONS="1.13.1 2.6.0 2.14.1" # oldest first
-# The CUDA compile-only cell: trixie's contrib libtorch-cuda-dev 2.6.0 and non-free's CUDA 12.4.
-readonly TP_MATRIX_CUDA_PACKAGES="libtorch-cuda-dev nvidia-cuda-toolkit"
+# The CUDA compile-only cell: trixie's contrib libtorch-cuda-dev 2.6.0 (which conflicts with
+# libtorch-dev) and non-free's CUDA 12.4, with the rest of the suite's packages.
+readonly TP_MATRIX_CUDA_PACKAGES="${TP_APT_PACKAGES/libtorch-dev/libtorch-cuda-dev} nvidia-cuda-toolkit"
 
 tp_matrix_roots_dir() { echo "${TORCHPLACE_ROOTS:-/var/cache/torchplace/roots}"; }
 
@@ -64,13 +65,18 @@ tp_matrix_install() { # <root> <packages> [lenient]
     tp_die $TP_EXIT_ENV "matrix: apt-get update in $root failed (mirror unreachable?); see $root.apt.log"
   "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >>"$root.apt.log" 2>&1 && return 0
   ((lenient)) || tp_die $TP_EXIT_ENV "matrix: apt-get install ${missing[*]} in $root failed; see $root.apt.log"
+  for pkg in "${missing[@]}"; do
+    chroot "$root" dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok" ||
+      tp_die $TP_EXIT_ENV "matrix: $pkg is not even unpacked in $root; see $root.apt.log"
+  done
   tp_log "apt-get install reported errors (expected offline for nvidia-cudnn); see $root.apt.log"
 }
 
-# The Debian version of the root's libtorch-dev, e.g. 2.14.1+dfsg-1; "" when absent.
-tp_matrix_libtorch_version() { # <root, or "" for the host>
-  local query=(dpkg-query -W -f='${Version}' libtorch-dev)
+# The Debian version of the root's libtorch-dev (or <package>), e.g. 2.14.1+dfsg-1; "" when absent.
+tp_matrix_libtorch_version() { # <root, or "" for the host> [package]
+  local query=(dpkg-query -W -f='${Version}' "${2:-libtorch-dev}")
   if [[ -n "$1" ]]; then chroot "$1" "${query[@]}" 2>/dev/null; else "${query[@]}" 2>/dev/null; fi
+  return 0
 }
 
 # Makes (or reuses) the cached root of <suite>, mounts /proc, installs <packages>; appends the

@@ -44,6 +44,10 @@ namespace tp::fixes {
 
 struct PrefetchOptions {
   int depth = 2;  // batches copied ahead of the caller, each with its own pinned staging slot
+  // Called on the producer thread, side stream current, after a batch is staged and before its
+  // copy is queued. Tests delay the copy with it, so that a staging buffer rewritten too early
+  // would show.
+  std::function<void()> before_copy;
 };
 
 template <typename Batch>
@@ -136,6 +140,7 @@ class Prefetcher {
       buffer.copy_(source);
       return buffer;
     });
+    if (options_.before_copy) options_.before_copy();
     InFlight item{to_device(staged, device_, {/*non_blocking=*/true}),
                   std::make_shared<at::cuda::CUDAEvent>()};
     item.copied->record(*side_stream_);

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#if TORCHPLACE_WITH_CUDA
+#include <ATen/cuda/Sleep.h>
+#endif
+
 namespace tp::fixes {
 namespace {
 
@@ -24,6 +28,17 @@ std::function<std::optional<Nested>()> counting_source(int64_t count, int64_t el
   return [made, count, elements]() -> std::optional<Nested> {
     if (*made == count) return std::nullopt;
     return make_batch((*made)++, elements);
+  };
+}
+
+// A source of `count` batches made beforehand, so that the producer is never the slow side.
+std::function<std::optional<Nested>()> prebuilt_source(int64_t count, int64_t elements) {
+  auto batches = std::make_shared<std::vector<Nested>>();
+  for (int64_t index = 0; index < count; ++index) batches->push_back(make_batch(index, elements));
+  auto handed_out = std::make_shared<size_t>(0);
+  return [batches, handed_out]() -> std::optional<Nested> {
+    if (*handed_out == batches->size()) return std::nullopt;
+    return (*batches)[(*handed_out)++];
   };
 }
 
@@ -109,19 +124,25 @@ TEST(Prefetcher, CudaTargetWithoutCudaSaysSo) {
 }
 
 TEST(Prefetcher, ValuesEqualTheSourceAndStagingIsReusedOnlyAfterItsCopy_CUDA) {
+#if TORCHPLACE_WITH_CUDA
   if (!torch::cuda::is_available()) GTEST_SKIP() << "device absent: needs cuda:0";
-  // 8 Mi elements per tensor (32 MiB as float): copies long enough that a staging buffer
-  // rewritten before its copy completed would hand a later batch's values to an earlier one.
-  // Depth 1 rewrites the one slot as soon as its batch is taken: the tightest reuse.
-  constexpr int64_t kElements = 8 * 1024 * 1024;
+  // Every copy waits behind a ~10 ms spin kernel on the side stream while the batches come
+  // ready-made, so a staging buffer rewritten before its copy ran would hand the next batch's
+  // values to this one. Depth 1 rewrites the one slot as soon as its batch is taken.
+  constexpr int64_t kElements = 1024 * 1024;  // 4 MiB per float tensor
   constexpr int64_t kBatches = 12;
+  constexpr int64_t kDelayCycles = 20'000'000;  // ~10 ms at 2 GHz
   const torch::Device cuda(torch::kCUDA, 0);
   for (const int depth : {1, 2}) {
     SCOPED_TRACE("depth " + std::to_string(depth));
-    Prefetcher<Nested> prefetcher(counting_source(kBatches, kElements), cuda, {depth});
+    PrefetchOptions options{depth, [] { at::cuda::sleep(kDelayCycles); }};
+    Prefetcher<Nested> prefetcher(prebuilt_source(kBatches, kElements), cuda, options);
     expect_every_batch(prefetcher, kBatches, cuda, kElements);
     EXPECT_EQ(prefetcher.staging_allocations(), depth * 5);  // 5 tensors a batch, then reused
   }
+#else
+  GTEST_SKIP() << "built without CUDA: this LibTorch has no CUDA support";
+#endif
 }
 
 TEST(Prefetcher, RethrowsTheSourcesErrorOnTheCallersThread_CUDA) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of reports/render.py and `ci/torchplace report` on the committed fixtures.
+"""Tests of reports/render.py and `ci/torchplace report` on the committed fixtures (bad input:
+test_bad_input.py).
 
 usage: test_render.py [TestClass ...]   (CTest runs one class per test)
 """
@@ -7,12 +8,13 @@ import base64
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import unittest
-from html.parser import HTMLParser
+
+from render_helpers import (LinkCollector, bandwidth_rows, device_copy_medians, load,
+                            median_bandwidth)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -72,26 +74,56 @@ class RenderFixtures(TempDirs):
     def test_cuda_fixture_writes_every_file(self):
         out, page = self.rendered("cuda_h200")
         self.check_files(out, CUDA_FILES)
-        for text in ("NVIDIA H200", "raw_cudamemcpy", "wrapper_CUDA__index_select",
+        for text in ("NVIDIA H200", "raw_cudamemcpy", "pinned_resident",
+                     "wrapper_CUDA__index_select",
                      "device absent: cuda:1 needs 2 CUDA devices", "Prefetch overlap"):
             self.assertIn(text, page)
 
     def test_cuda_share_of_ceiling_matches_the_json(self):
-        _, page = self.rendered("cuda_h200")
-        bench = _load(os.path.join(FIXTURES, "cuda_h200", "bench.json"))
+        out, page = self.rendered("cuda_h200")
+        bench = load(os.path.join(FIXTURES, "cuda_h200", "bench.json"))
         size = 256 << 20  # 256 MiB
-        pinned = _median_bandwidth(bench, "h2d", "pinned_staging_reuse", size)
-        raw = _median_bandwidth(bench, "h2d", "raw_cudamemcpy", size)
-        pageable = _median_bandwidth(bench, "h2d", "pageable", size)
-        self.assertIn(f"{pinned / 1e9:.3g} GB/s ({100 * pinned / raw:.0f}%)", page)
-        summary_path = os.path.join(self.renders, "cuda_h200", "summary.md")
-        with open(summary_path, encoding="utf-8") as handle:
-            self.assertIn(f"{pinned / pageable:.1f}× pageable", handle.read())
+        pinned = median_bandwidth(bench, "h2d", "pinned_resident", size)
+        raw = median_bandwidth(bench, "h2d", "raw_cudamemcpy", size)
+        pageable = median_bandwidth(bench, "h2d", "pageable", size)
+        row = bandwidth_rows(page, "h2d")["pinned_resident"]
+        self.assertEqual(row["256 MiB"], f"{pinned / 1e9:.3g} GB/s ({100 * pinned / raw:.0f}%)")
+        with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
+            summary = handle.read()
+        self.assertIn(f"h2d pinned (pinned_resident) at 256 MiB: {pinned / 1e9:.1f} GB/s", summary)
+        self.assertIn(f"{pinned / pageable:.1f}× pageable", summary)
+
+    def test_device_copy_alone_matches_the_json(self):
+        out, page = self.rendered("cuda_h200")
+        bench = load(os.path.join(FIXTURES, "cuda_h200", "bench.json"))
+        expected = device_copy_medians(bench)  # {(direction, strategy): {size label: bytes/s}}
+        self.assertIn(("h2d", "pinned_resident"), expected)
+        for direction in ("h2d", "d2h"):
+            rows = bandwidth_rows(page, direction)
+            suffix = " · device copy alone"
+            alone = {name[:-len(suffix)] for name in rows if name.endswith(suffix)}
+            self.assertEqual(alone, {s for d, s in expected if d == direction}, direction)
+            for (d, strategy), by_size in expected.items():
+                if d != direction:
+                    continue
+                row = rows[f"{strategy} · device copy alone"]
+                for label, value in by_size.items():
+                    self.assertEqual(row[label], f"{value / 1e9:.3g} GB/s", (d, strategy, label))
+        with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
+            alone = expected[("h2d", "pinned_resident")]["256 MiB"]
+            self.assertIn(f"; device copy alone {alone / 1e9:.1f} GB/s.", handle.read())
+
+    def test_latent_marks_follow_the_expectations(self):
+        _, page = self.rendered("cuda_h200")
+        results = load(os.path.join(FIXTURES, "cuda_h200", "results.json"))
+        latent = [c for c in results["cells"] if c["expected"].get("latent")]
+        self.assertTrue(latent)
+        self.assertEqual(page.count(">latent</td>"), len(latent))
 
     def test_cpu_fixture_lists_every_skipped_cuda_benchmark(self):
         out, page = self.rendered("cpu_only")
         self.check_files(out, CPU_FILES)
-        bench = _load(os.path.join(FIXTURES, "cpu_only", "bench.json"))
+        bench = load(os.path.join(FIXTURES, "cpu_only", "bench.json"))
         skipped = {e["name"] for e in bench["benchmarks"] if e.get("error_occurred")}
         self.assertTrue(skipped)
         for name in skipped:
@@ -139,33 +171,6 @@ class RenderFixtures(TempDirs):
             self.assertTrue(lines[0].startswith("## "), fixture)
 
 
-class LinkCollector(HTMLParser):
-    """Every URL-bearing attribute, every id, and the images' sources."""
-    URL_ATTRIBUTES = {"src", "href", "srcset", "poster", "data", "action", "formaction",
-                      "xlink:href"}
-
-    def __init__(self):
-        super().__init__()
-        self.urls, self.ids, self.images, self.styles = [], set(), [], []
-        self._in_style = False
-
-    def handle_starttag(self, tag, attrs):
-        for name, value in attrs:
-            if name in self.URL_ATTRIBUTES:
-                self.urls.append(value or "")
-            if name == "id":
-                self.ids.add(value)
-            if name == "style":
-                self.styles.append(value or "")
-        if tag == "img":
-            self.images.append(dict(attrs).get("src", ""))
-        self._in_style = tag == "style"
-
-    def handle_data(self, data):
-        if self._in_style:
-            self.styles.append(data)
-
-
 class HtmlSelfContained(TempDirs):
     def test_references_only_what_it_embeds(self):
         for fixture, files in (("cuda_h200", CUDA_FILES), ("cpu_only", CPU_FILES),
@@ -185,72 +190,6 @@ class HtmlSelfContained(TempDirs):
                     with open(os.path.join(out, name), "rb") as handle:
                         written.add(handle.read())
             self.assertEqual(embedded, written, f"{fixture}: every plot embedded, nothing else")
-
-
-BAD_CASES = (  # (fixture under bad/, the file it replaces, words the message must hold)
-    ("malformed.json", "results.json", "is not valid JSON"),
-    ("empty.json", "results.json", "is empty"),
-    ("missing_fields.json", "results.json", "missing field(s) status, reason"),
-    ("other_tool.json", "bench.json", "not Google Benchmark JSON"),
-    ("other_gbench.json", "bench.json", "not from torchplace's benchmarks"),
-    ("bench_missing_fields.json", "bench.json", "missing field(s) real_time"),
-    ("malformed.json", "bench.json", "is not valid JSON"),
-    ("empty.json", "matrix.json", "is empty"),
-    ("matrix_missing_fields.json", "matrix.json", "missing field(s) cells"),
-)
-
-
-class BadInput(TempDirs):
-    def bad_run_dir(self, bad_name, replaces):
-        run_dir = os.path.join(self.tmp, "run")
-        shutil.copytree(os.path.join(FIXTURES, "cpu_only"), run_dir)
-        shutil.copy(os.path.join(FIXTURES, "bad", bad_name), os.path.join(run_dir, replaces))
-        return run_dir
-
-    def test_bad_input_fails_clearly_and_writes_nothing(self):
-        for bad_name, replaces, words in BAD_CASES:
-            with self.subTest(bad=bad_name, replaces=replaces):
-                run_dir = self.bad_run_dir(bad_name, replaces)
-                out = os.path.join(self.tmp, "out")
-                done = render(run_dir, out)
-                self.assertEqual(done.returncode, EXIT_INPUT, done.stderr)
-                self.assertIn(os.path.join(run_dir, replaces), done.stderr)
-                self.assertIn(words, done.stderr)
-                self.assertFalse(os.path.exists(out), "nothing may be written on bad input")
-                shutil.rmtree(run_dir)
-
-    def test_a_bad_run_leaves_the_previous_report_whole(self):
-        run_dir = self.bad_run_dir("missing_fields.json", "results.json")
-        with open(os.path.join(run_dir, "index.html"), "w", encoding="utf-8") as page:
-            page.write("<p>previous report</p>")
-        done = render(run_dir)
-        self.assertEqual(done.returncode, EXIT_INPUT, done.stderr)
-        with open(os.path.join(run_dir, "index.html"), encoding="utf-8") as page:
-            self.assertEqual(page.read(), "<p>previous report</p>")
-        self.assertEqual(set(os.listdir(run_dir)), {"results.json", "bench.json", "index.html"})
-
-    def test_missing_results_json(self):
-        os.makedirs(os.path.join(self.tmp, "run"))
-        done = render(os.path.join(self.tmp, "run"))
-        self.assertEqual(done.returncode, EXIT_INPUT)
-        self.assertIn("results.json does not exist", done.stderr)
-
-    def test_bad_arguments_exit_64(self):
-        done = subprocess.run([sys.executable, RENDER], capture_output=True)
-        self.assertEqual(done.returncode, 64)
-        done = subprocess.run([sys.executable, RENDER, self.tmp, "--colour"], capture_output=True)
-        self.assertEqual(done.returncode, 64)
-
-    def test_missing_matplotlib_says_what_to_install(self):
-        shadow = os.path.join(self.tmp, "shadow", "matplotlib")
-        os.makedirs(shadow)
-        with open(os.path.join(shadow, "__init__.py"), "w", encoding="utf-8") as module:
-            module.write("raise ImportError('No module named matplotlib (test shadow)')\n")
-        env = dict(os.environ, PYTHONPATH=os.path.dirname(shadow))
-        done = render(os.path.join(FIXTURES, "cpu_only"), os.path.join(self.tmp, "out"), env)
-        self.assertEqual(done.returncode, EXIT_INPUT)
-        self.assertIn("apt-get install python3-matplotlib python3-scipy", done.stderr)
-        self.assertFalse(os.path.exists(os.path.join(self.tmp, "out")))
 
 
 class CommandLine(TempDirs):
@@ -281,18 +220,6 @@ class CommandLine(TempDirs):
         self.assertEqual(self.torchplace(self.tmp, "--bogus").returncode, 64)
         self.assertEqual(self.torchplace(os.path.join(self.tmp, "absent")).returncode, 3)
         self.assertEqual(self.torchplace(self.tmp).returncode, 3)  # no results.json, no matrix.json
-
-
-def _load(path):
-    import json
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-def _median_bandwidth(bench, direction, strategy, size):
-    prefix = f"transfer/direction:{direction}/strategy:{strategy}/bytes:{size}/"
-    return statistics.median(e["bytes_per_second"] for e in bench["benchmarks"]
-                             if e["name"].startswith(prefix) and e["run_type"] == "iteration")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ class Analysis:
     version_grid: object = None  # matrix.Grid when matrix.json exists
     curves: dict = field(default_factory=dict)  # tables.transfer_curves
     percent: dict = field(default_factory=dict)  # tables.percent_of_raw
+    device_copy: dict = field(default_factory=dict)  # tables.device_copy_medians
     ratios: dict = field(default_factory=dict)  # tables.pinned_pageable_ratio
     small: dict = field(default_factory=dict)  # tables.small_tensor_bars
     prefetch: list = field(default_factory=list)  # tables.prefetch_rows
@@ -36,6 +37,7 @@ def analyse(inputs):
     if bench is not None:
         result.curves = tables.transfer_curves(bench)
         result.percent = tables.percent_of_raw(result.curves)
+        result.device_copy = tables.device_copy_medians(bench)
         result.ratios = tables.pinned_pageable_ratio(result.curves)
         result.small = tables.small_tensor_bars(bench)
         result.prefetch = tables.prefetch_rows(bench)

@@ -39,6 +39,10 @@ class Measurement:
                 values.append(moved / data.seconds(entry) / 1e9 if moved else float("nan"))
         return np.array(values)
 
+    def has_counter(self, name):
+        """True when any repetition reports the user counter `name` (then all must)."""
+        return any(name in entry for entry in self.entries)
+
     def counter(self, name):
         """A user counter of each repetition (entries lacking it are missing fields)."""
         for entry in self.entries:

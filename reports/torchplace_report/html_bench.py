@@ -5,6 +5,12 @@ from . import tables
 from .html_page import image, section, table
 
 LISTED_SKIPS = 20  # more skipped benchmarks than this fold into a <details>
+DEVICE_COPY_LABEL = "device copy alone"
+DEVICE_COPY_NOTE = ('<p class="note">Every strategy is timed on the host clock, synchronize '
+                    "included. Rows marked <i>device copy alone</i> give the copy by itself, timed "
+                    "with CUDA events (median of <code>device_copy_bytes_per_second</code>): the "
+                    "gap to the row above is host-side work and launch and synchronize "
+                    "overhead.</p>")
 SPREAD_NOTE = ('<p class="note">Points and bars are medians over the repetitions; whiskers span '
                "the slowest to the fastest repetition (min–max). "
                "GB/s = 10<sup>9</sup> bytes/s.</p>")
@@ -28,6 +34,8 @@ def transfer_section(result, figures):
         return section("transfers", "Transfers", body)
     body = SPREAD_NOTE + image(figures["transfer_bandwidth.png"], "transfer bandwidth")
     body += "<h3>Median bandwidth and its share of the raw_cudamemcpy ceiling</h3>"
+    if result.device_copy:
+        body += DEVICE_COPY_NOTE
     body += "".join(_percent_table(direction, result) for direction in result.curves)
     if "pinned_pageable_ratio.png" in figures:
         body += image(figures["pinned_pageable_ratio.png"], "pinned over pageable ratio")
@@ -38,8 +46,11 @@ def transfer_section(result, figures):
 
 
 def _percent_table(direction, result):
+    """One row per strategy (median GB/s and % of raw_cudamemcpy), each followed by a row of its
+    device copy alone where the strategy reports one."""
     by_strategy = result.curves[direction]
     sizes = sorted({p[0] for points in by_strategy.values() for p in points})
+    device_copy = result.device_copy.get(direction, {})
     rows = []
     for strategy in sorted(by_strategy, key=tables.strategy_key):
         medians = {p[0]: p[1] for p in by_strategy[strategy]}
@@ -47,6 +58,10 @@ def _percent_table(direction, result):
         rows.append([escape(strategy)] + [
             (f"{medians[s]:.3g} GB/s" + (f" ({percent[s]:.0f}%)" if s in percent else ""))
             if s in medians else "–" for s in sizes])
+        if strategy in device_copy:
+            alone = device_copy[strategy]
+            rows.append([f"{escape(strategy)} · {DEVICE_COPY_LABEL}"] + [
+                f"{alone[s]:.3g} GB/s" if s in alone else "–" for s in sizes])
     header = [f"{escape(direction)} strategy"] + [tables.human_bytes(s) for s in sizes]
     return table(header, rows, numeric=range(1, len(sizes) + 1))
 

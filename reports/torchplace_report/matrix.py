@@ -23,7 +23,7 @@ class Cell:
     category: str
     detail: str  # the skip reason, the failure text or the error class: the hover text
     cell_id: str
-    latent: bool = False  # a "broken" variant that ran cleanly: the mistake cannot show here
+    latent: bool = False  # a mistake expected to run cleanly here (it cannot show on this device)
 
 
 @dataclass
@@ -58,13 +58,13 @@ def row_label(scenario, axes):
     return " · ".join([scenario] + parts)
 
 
-def categorise(status, observed_outcome, detail, cell_id, axes):
+def categorise(status, observed_outcome, detail, cell_id, latent):
     if status == "skip":
         return Cell(SKIPPED, detail or "skipped (no reason given)", cell_id)
     if status == "pass":
         if observed_outcome == "error":
             return Cell(EXPECTED_ERROR, detail, cell_id)
-        return Cell(PASSED, detail, cell_id, latent=axes.get("variant") == "broken")
+        return Cell(PASSED, detail, cell_id, latent=latent)
     return Cell(UNEXPECTED, detail or f"status {status!r}", cell_id)
 
 
@@ -78,7 +78,7 @@ def from_results(results):
         observed = cell["observed"]
         detail = cell["reason"] or observed.get("error_class") or ""
         cells[(row, column)] = categorise(cell["status"], observed.get("outcome"), detail,
-                                          cell["id"], cell["axes"])
+                                          cell["id"], cell["expected"].get("latent", False))
     return Grid("Scenario outcomes, this run", rows, sorted(columns, key=_device_key), cells)
 
 
@@ -103,7 +103,7 @@ def from_version_matrix(matrix):
             detail = entry.get("message") or entry.get("observed_class") or ""
             outcome = entry.get("observed_outcome")
             cells[(row, column)] = categorise(entry["status"], outcome, detail, cell["id"],
-                                              cell["axes"])
+                                              entry.get("latent", False))
     return Grid("Scenario outcomes by LibTorch version", rows, columns, cells)
 
 

@@ -49,11 +49,14 @@ def _transfers(result):
         if pinned:
             size, median = pinned[-1][0], pinned[-1][1]
             share = result.percent.get(direction, {}).get(tables.PINNED, {}).get(size)
-            text = f"- {direction} pinned at {tables.human_bytes(size)}: {median:.1f} GB/s"
+            text = (f"- {direction} pinned ({tables.PINNED}) at {tables.human_bytes(size)}: "
+                    f"{median:.1f} GB/s")
             if share and raw:
                 text += f" ({share:.0f}% of raw_cudamemcpy {raw[-1][1]:.1f} GB/s)"
             ratio = dict((r[0], r[1]) for r in result.ratios.get(direction, []))
             text += f", {ratio[size]:.1f}× pageable" if size in ratio else ""
+            alone = result.device_copy.get(direction, {}).get(tables.PINNED, {}).get(size)
+            text += f"; device copy alone {alone:.1f} GB/s" if alone else ""
             lines.append(text + ".")
     for row in result.prefetch:
         verdict = "meets" if row["meets_target"] else "misses"

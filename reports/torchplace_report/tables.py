@@ -8,10 +8,13 @@ from collections import defaultdict
 from . import bench as benchmod
 
 RAW = "raw_cudamemcpy"  # cudaMemcpyAsync from cudaHostAlloc memory: the machine's ceiling
-PINNED = "pinned_staging_reuse"  # the pinned side of the pinned / pageable ratio
+# The pinned side of the pinned / pageable ratio: the batch already sits in pinned memory (what a
+# DataLoader with pin_memory=True delivers); a step is one non_blocking copy and a synchronize.
+PINNED = "pinned_resident"
 PAGEABLE = "pageable"
-STRATEGY_ORDER = ("raw_cudamemcpy", "pinned_staging_reuse", "prefetch", "pin_each_time",
-                  "pageable_non_blocking", "pageable", "device_resident")
+STRATEGY_ORDER = ("raw_cudamemcpy", "pinned_resident", "pinned_staging_reuse", "prefetch",
+                  "pin_each_time", "pageable_non_blocking", "pageable", "device_resident")
+DEVICE_COPY = "device_copy_bytes_per_second"  # the copy alone, timed with CUDA events (bytes/s)
 OVERLAP_TARGET = 1.1  # step / max(compute, copy)
 
 
@@ -30,6 +33,18 @@ def transfer_curves(bench):
     return {d: {s: sorted(points) for s, points in curves[d].items()} for d in directions}
 
 
+def device_copy_medians(bench):
+    """{direction: {strategy: {bytes: median GB/s of the device copy alone}}}, for the transfer
+    benchmarks that report DEVICE_COPY (the pinned strategies and raw_cudamemcpy)."""
+    table = defaultdict(lambda: defaultdict(dict))
+    for m in bench.family("transfer"):
+        if m.has_counter(DEVICE_COPY):
+            direction, strategy = m.fields.get("direction", "?"), m.fields.get("strategy", "?")
+            size = int(m.fields.get("bytes", 0))
+            table[direction][strategy][size] = benchmod.spread(m.counter(DEVICE_COPY) / 1e9)[0]
+    return {d: dict(by_strategy) for d, by_strategy in table.items()}
+
+
 def percent_of_raw(curves):
     """{direction: {strategy: {bytes: median % of raw_cudamemcpy's median}}} (no raw: empty)."""
     table = {}
@@ -43,7 +58,7 @@ def percent_of_raw(curves):
 
 
 def pinned_pageable_ratio(curves):
-    """{direction: [(bytes, median ratio, low, high)]}: pinned_staging_reuse / pageable medians.
+    """{direction: [(bytes, median ratio, low, high)]}: PINNED / pageable medians.
 
     The whiskers pair the extremes: low = pinned min / pageable max,
     high = pinned max / pageable min.

@@ -75,6 +75,35 @@ def bench_doc(seed, factors=None, spread=0.02, reps=REPS):
     return {"context": CONTEXT, "benchmarks": out + skipped_entries(len(BENCHMARKS))}
 
 
+# The power cases: many gated benchmarks, few repetitions, as an interleaved A/B run writes them
+# (iterations only). 34 gated x min p 4.1e-4 (9 a side) >= alpha 0.01: nothing can be SLOWER.
+MANY_REPS = 9
+MANY_BANDWIDTH = {"pinned_resident": 50e9, "pinned_staging_reuse": 45e9, "pageable": 15e9}  # B/s
+
+
+def many_benchmarks():
+    """BENCHMARKS plus transfers at 5 sizes, 3 strategies, 2 directions: name -> (median, unit)."""
+    many = dict(BENCHMARKS)
+    for direction in ("h2d", "d2h"):
+        for strategy, bandwidth in MANY_BANDWIDTH.items():
+            for size in (4096, 4 << 20, 64 << 20, 256 << 20, 1 << 30):
+                name = f"transfer/direction:{direction}/strategy:{strategy}/bytes:{size}/device:cuda:0"
+                many.setdefault(name, (size / bandwidth * 1e6, "us"))
+    return many
+
+
+def many_doc(seed, factors=None):
+    rng = random.Random(seed)
+    out = []
+    for index, (name, (median, unit)) in enumerate(many_benchmarks().items()):
+        centre = median * (factors or {}).get(name, 1.0)
+        times = [centre * math.exp(rng.gauss(0.0, 0.02)) for _ in range(MANY_REPS)]
+        out += [row for row in benchmark_entries(index, name, times, unit)
+                if row["run_type"] == "iteration"]
+    context = dict(CONTEXT, torchplace_interleaved=f"rounds={MANY_REPS} batch=1 order=ABBA")
+    return {"context": context, "benchmarks": out}
+
+
 def without(doc, prefix):
     return dict(doc, benchmarks=[b for b in doc["benchmarks"] if not b["name"].startswith(prefix)])
 
@@ -104,6 +133,8 @@ def speed_fixtures():
         "missing.json": without(bench_doc(2), "batch_mover/"),
         "errored.json": errored(bench_doc(2), "batch_mover/", "CUDA error: out of memory"),
         "other_tool.json": {"benchmarks": [{"name": "x", "gpu_time": 1.0}]},
+        "many_base.json": many_doc(10),
+        "many_slower.json": many_doc(11, {"cpu_copy/path:memcpy/bytes:1048576": 1.3}),
     }
 
 
@@ -200,6 +231,9 @@ def main():
     bad_policy = copy.deepcopy(POLICY)
     bad_policy["default"]["max_ratoi"] = 1.2
     write("speed/bad_policy.json", bad_policy)
+    few_gated = copy.deepcopy(POLICY)  # the power cases' remedy: fewer gated benchmarks
+    few_gated["patterns"].append({"match": "transfer/*", "informational": True})
+    write("speed/policy_transfers_informational.json", few_gated)
     for name, doc in behaviour_fixtures().items():
         write(f"behaviour/{name}", doc)
 

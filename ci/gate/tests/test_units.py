@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Unit tests of the gate's parts: Holm's correction, policy resolution, the interleaved merge,
-the Markdown table and the expectations refresh. The end-to-end cases live in cases.json."""
+"""Unit tests of the gate's parts: Holm's correction, the power check, policy resolution, the
+interleaved merge, the Markdown table and the expectations refresh. The end-to-end cases live in
+cases.json."""
 import json
+import math
 import os
 import shutil
 import sys
@@ -29,6 +31,38 @@ class HolmTest(unittest.TestCase):
 
     def test_capped_at_one(self):
         self.assertEqual(speed.holm({"a": 0.6, "b": 0.7}), {"a": 1.0, "b": 1.0})
+
+
+class PowerTest(unittest.TestCase):
+    ALPHA = 0.01
+
+    def test_min_p_exact_by_hand(self):
+        # 4 a side, perfectly separated: 2 of the C(8, 4) = 70 orderings are as extreme
+        self.assertAlmostEqual(speed.min_p(4, 4), 2 / 70)
+
+    def test_min_p_asymptotic_by_hand(self):
+        # 12 a side: U = 144, mean 72, sd sqrt(12*12*25/12); continuity correction 0.5
+        z = (144 - 72 - 0.5) / math.sqrt(12 * 12 * 25 / 12)
+        self.assertAlmostEqual(speed.min_p(12, 12), math.erfc(z / math.sqrt(2)), places=12)
+
+    def test_reps_needed_is_the_smallest_that_holds_from_there_on(self):
+        for gated in (1, 5, 34, 140):
+            needed = speed.reps_needed(gated, self.ALPHA)
+            for n in range(needed, needed + 30):
+                self.assertLess(gated * speed.min_p(n, n), self.ALPHA, (gated, n))
+            self.assertTrue(needed == 2 or any(gated * speed.min_p(n, n) >= self.ALPHA
+                                               for n in range(2, needed)), gated)
+
+    def test_power_counts_holms_family_only(self):
+        row = {"informational": False, "p": 0.5, "reps_baseline": 10, "reps_candidate": 10}
+        rows = ([row] * 60 + [dict(row, informational=True)] * 100
+                + [dict(row, p=None, reps_candidate=3)] * 100)
+        check = speed.power(rows, self.ALPHA)
+        self.assertEqual(check["gated"], 60)
+        self.assertFalse(check["enough"])  # 60 x 1.8e-4 >= 0.01
+        self.assertEqual(check["reps_needed"], speed.reps_needed(60, self.ALPHA))
+        self.assertTrue(speed.power(rows[:50], self.ALPHA)["enough"])  # 50 x 1.8e-4 < 0.01
+        self.assertIsNone(speed.power(rows[60:], self.ALPHA))
 
 
 class PolicyTest(unittest.TestCase):

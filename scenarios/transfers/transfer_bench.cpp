@@ -3,20 +3,17 @@
 //   transfer/direction:h2d|d2h/strategy:<s>/bytes:<N>/device:cuda:0         one tensor, 4 KiB..1
 //   GiB small_tensors/direction:h2d/strategy:<s>/count:1000/bytes:4096/device:cuda:0  a flat list
 //   nested_batch/direction:h2d/strategy:<s>/count:1000/bytes:4096/device:cuda:0   a map of lists
-// Strategies: see transfer_strategies.h; raw_cudamemcpy is the machine's ceiling. prefetch and
-// device_resident are host-to-device strategies and are not listed for d2h. Each step is warmed up
-// twice first.
-#include <cstring>
-#include <numeric>
-
-#include "transfer_strategies.h"
+// Strategies: see strategies.h; raw_cudamemcpy is the machine's ceiling. prefetch and
+// device_resident are host-to-device strategies and are not listed for d2h. The harness times
+// each step (device_timing.h).
+#include "strategies.h"
 
 namespace tp::bench {
 namespace {
 
 const std::vector<std::string> kStrategies = {
-    "pageable", "pageable_non_blocking", "pin_each_time", "pinned_staging_reuse",
-    "prefetch", "device_resident",       "raw_cudamemcpy"};
+    "pageable",        "pageable_non_blocking", "pinned_resident", "pin_each_time",
+    "pinned_staging_reuse", "prefetch",         "device_resident", "raw_cudamemcpy"};
 constexpr int64_t kSmallCount = 1000;
 constexpr int64_t kSmallBytes = 4 * kKiB;
 
@@ -53,43 +50,16 @@ std::map<std::string, std::vector<torch::Tensor>> nested_batch(const Case& c) {
   return batch;
 }
 
-// raw_cudamemcpy: cudaMemcpyAsync per tensor between cudaHostAlloc memory and the device.
-Step raw_memcpy_step(const std::vector<int64_t>& tensor_bytes, bool to_device, torch::Device cuda) {
-  const int64_t total = std::accumulate(tensor_bytes.begin(), tensor_bytes.end(), int64_t{0});
-  void* host = nullptr;
-  C10_CUDA_CHECK(cudaHostAlloc(&host, static_cast<size_t>(total), cudaHostAllocDefault));
-  std::shared_ptr<void> host_memory(host, [](void* memory) { cudaFreeHost(memory); });
-  std::memset(host, 1, static_cast<size_t>(total));
-  const torch::Tensor device_memory =
-      torch::empty({total}, torch::dtype(torch::kUInt8).device(cuda));
-  const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
-  return [=] {
-    const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(cuda.index());
-    auto* host_bytes = static_cast<char*>(host_memory.get());
-    auto* device_bytes = static_cast<char*>(device_memory.data_ptr());
-    EventTimer timer(stream);
-    timer.start();
-    int64_t offset = 0;
-    for (const int64_t bytes : tensor_bytes) {
-      char* destination = (to_device ? device_bytes : host_bytes) + offset;
-      const char* source = (to_device ? host_bytes : device_bytes) + offset;
-      C10_CUDA_CHECK(
-          cudaMemcpyAsync(destination, source, static_cast<size_t>(bytes), kind, stream));
-      offset += bytes;
-    }
-    return StepTimes{timer.stop_seconds(), 0};
-  };
-}
-
 template <typename Batch>
-Step make_step(const Case& c, const Batch& host) {
+TransferStep make_step(const Case& c, const Batch& host) {
   const torch::Device cuda = c.device;
   const bool h2d = c.direction == "h2d";
   const torch::Device target = h2d ? cuda : torch::Device(torch::kCPU);
   const Batch source = h2d ? host : tp::fixes::to_device(host, cuda);
-  if (c.strategy == "pageable") return pageable_step(source, target, cuda, false);
-  if (c.strategy == "pageable_non_blocking") return pageable_step(source, target, cuda, true);
-  if (c.strategy == "pin_each_time") return pin_each_time_step(source, target, cuda);
+  if (c.strategy == "pageable") return pageable_step(source, target, false);
+  if (c.strategy == "pageable_non_blocking") return pageable_step(source, target, true);
+  if (c.strategy == "pinned_resident") return pinned_resident_step(source, target);
+  if (c.strategy == "pin_each_time") return pin_each_time_step(source, target);
   if (c.strategy == "pinned_staging_reuse") return staging_reuse_step(source, target, cuda);
   if (c.strategy == "prefetch") return prefetch_step(source, cuda);
   if (c.strategy == "device_resident") return device_resident_step(host, cuda);
@@ -98,32 +68,14 @@ Step make_step(const Case& c, const Batch& host) {
   return raw_memcpy_step(tensor_bytes, h2d, cuda);
 }
 
+// The batch's step, and for the extra work a step of the strategy on one tensor of `part` bytes.
 template <typename Batch>
 void time_steps(benchmark::State& state, const Case& c, const Batch& host) {
-  c10::cuda::CUDAGuard guard(c.device);
-  const int64_t bytes = batch_bytes(host);
-  std::map<int64_t, Step> steps = {{bytes, make_step(c, host)}};
-  StepTimes total;
-  auto run_part = [&](int64_t part) {  // the batch, or the extra work: the strategy on `part` bytes
-    auto found = steps.find(part);
-    if (found == steps.end()) found = steps.emplace(part, make_step(c, host_tensor(part))).first;
-    const StepTimes times = found->second();
-    total.step_s += times.step_s;
-    total.device_copy_s += times.device_copy_s;
-  };
-  for (int warm_up = 0; warm_up < 2; ++warm_up) with_extra_work(bytes, run_part);
-  double device_copy_s = 0;
-  for (auto _ : state) {
-    total = StepTimes{};
-    with_extra_work(bytes, run_part);
-    state.SetIterationTime(total.step_s);
-    device_copy_s += total.device_copy_s;
-  }
-  state.SetBytesProcessed(state.iterations() * bytes);
-  if (device_copy_s > 0) {
-    state.counters["device_copy_bytes_per_second"] =
-        benchmark::Counter(static_cast<double>(state.iterations() * bytes) / device_copy_s);
-  }
+  int64_t bytes = 0;
+  for (const torch::Tensor& tensor : flat_tensors(host)) bytes += tensor.nbytes();
+  run_transfer_loop(state, bytes, [&](int64_t part) {
+    return part == bytes ? make_step(c, host) : make_step(c, host_tensor(part));
+  }, c.device);
 }
 #endif
 
@@ -137,6 +89,9 @@ void run_case(benchmark::State& state, const Case& c) {
     if (c.family == "small_tensors") return time_steps(state, c, small_tensors(c));
     time_steps(state, c, nested_batch(c));
   });
+#else
+  skip(state, "built without CUDA: this LibTorch has no CUDA support, so " +
+                  c.device.str() + " cannot be timed");
 #endif
 }
 
