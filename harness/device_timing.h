@@ -2,7 +2,10 @@
 // what is moved and how. Every step is timed as its user waits for it: the host clock from the
 // call until the device's current stream is idle (synchronize). A step may mark its
 // host<->device copy with a CopyWindow; the device time inside the window (CUDA events) is
-// reported beside the step as the copy alone (counter device_copy_bytes_per_second).
+// reported beside the step as the copy alone (counter device_copy_bytes_per_second). The window
+// opens when the step is about to call the copy, so it also holds LibTorch's host-side dispatch
+// of the copy (allocation, checks, one launch per tensor) while the stream waits: at small sizes
+// and for batches of many small tensors that dominates; read it at >= 1 MiB per tensor.
 #pragma once
 #include <benchmark/benchmark.h>
 #include <torch/types.h>
@@ -57,8 +60,9 @@ struct StepTimes {
   double device_copy_s = 0;  // inside the copy window, 0 without one
 };
 
-// Times one step on `cuda`'s current stream.
-StepTimes time_step(const TransferStep& step, const torch::Device& cuda);
+// Times one step on `cuda`'s current stream. Keep `copy` from step to step: its events are
+// created on first use, which the timed steps then do not pay for.
+StepTimes time_step(const TransferStep& step, CopyWindow& copy, const torch::Device& cuda);
 
 // The loop of a transfer benchmark (UseManualTime): two untimed warm-up iterations, then per
 // iteration one step of `bytes` plus the extra work (--torchplace_extra_work) as steps of other
@@ -75,8 +79,8 @@ struct OverlapWork {
 };
 
 // The loop of an overlap benchmark (UseManualTime). Measures take() alone (copy_ms), sizes the
-// compute to last about as long (compute_units) and times it alone with events (compute_ms),
-// then times take() + use() per iteration (step_ms). overlap_ratio = step / max(copy, compute):
+// compute to last about as long (compute_units) and times it alone (compute_ms), then times
+// take() + use() per iteration (step_ms), all on the host clock until the stream is idle. overlap_ratio = step / max(copy, compute):
 // 1 means a fully hidden copy, 2 none at all.
 void run_overlap_loop(benchmark::State& state, const OverlapWork& work, int64_t batch_bytes,
                       const torch::Device& cuda);

@@ -61,6 +61,12 @@ def gate(matrix):
             "pairs": pairs}
 
 
+def _short(text, limit=160):
+    """The first line of a message, cut at `limit` characters (matrix-gate.json keeps it whole)."""
+    line = str(text).split("\n", 1)[0]
+    return line if len(line) <= limit and "\n" not in str(text) else line[:limit] + "…"
+
+
 def print_verdict(verdict, stream):
     for pair in verdict["pairs"]:
         print(f"{pair['old']} -> {pair['new']}: {len(pair['regressions'])} regression(s), "
@@ -69,7 +75,8 @@ def print_verdict(verdict, stream):
             print(f"  REGRESSED {item['id']}: {item['old']} -> {item['new']} {item['detail']}".rstrip(),
                   file=stream)
         for item in pair["changes"]:
-            print(f"  changed {item['kind']} of {item['id']}: {item['old']!r} -> {item['new']!r}",
+            print(f"  changed {item['kind']} of {item['id']}: {_short(item['old'])!r} -> "
+                  f"{_short(item['new'])!r}",
                   file=stream)
     print(f"matrix gate: {verdict['verdict']}", file=stream)
 

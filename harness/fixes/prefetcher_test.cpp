@@ -31,6 +31,7 @@ std::function<std::optional<Nested>()> counting_source(int64_t count, int64_t el
   };
 }
 
+#if TORCHPLACE_WITH_CUDA
 // A source of `count` batches made beforehand, so that the producer is never the slow side.
 std::function<std::optional<Nested>()> prebuilt_source(int64_t count, int64_t elements) {
   auto batches = std::make_shared<std::vector<Nested>>();
@@ -41,6 +42,7 @@ std::function<std::optional<Nested>()> prebuilt_source(int64_t count, int64_t el
     return (*batches)[(*handed_out)++];
   };
 }
+#endif
 
 void expect_same_values_on(const Nested& moved, const Nested& source, torch::Device device) {
   for (size_t i = 0; i < std::get<0>(source).size(); ++i) {
@@ -110,7 +112,7 @@ TEST(Prefetcher, WrapsADataLoader) {
 }
 
 TEST(Prefetcher, RejectsANonPositiveDepth) {
-  EXPECT_THROW(Prefetcher<Nested>(counting_source(1), torch::kCPU, {/*depth=*/0}), c10::Error);
+  EXPECT_THROW(Prefetcher<Nested>(counting_source(1), torch::kCPU, PrefetchOptions{/*depth=*/0, {}}), c10::Error);
 }
 
 TEST(Prefetcher, CudaTargetWithoutCudaSaysSo) {

@@ -94,6 +94,8 @@ TransferStep pin_each_time_step(const Batch& source, torch::Device target) {
 
 // pinned_staging_reuse: one pinned staging batch for every step; the host waits for the
 // previous copy's event before rewriting (h2d: pageable -> staging -> device) or reading (d2h) it.
+// Each timed step ends synchronized, so here that wait is free: what differs from
+// pinned_resident is the host copy into the staging buffer (h2d).
 template <typename Batch>
 TransferStep staging_reuse_step(const Batch& source, torch::Device target, torch::Device cuda) {
   const bool to_device = target.is_cuda();

@@ -6,6 +6,8 @@
 // Strategies: see strategies.h; raw_cudamemcpy is the machine's ceiling. prefetch and
 // device_resident are host-to-device strategies and are not listed for d2h. The harness times
 // each step (device_timing.h).
+#include <cmath>
+
 #include "strategies.h"
 
 namespace tp::bench {
@@ -82,7 +84,9 @@ void time_steps(benchmark::State& state, const Case& c, const Batch& host) {
 void run_case(benchmark::State& state, const Case& c) {
   if (const auto reason = absent_reason(c.device)) return skip(state, *reason);
 #if TORCHPLACE_WITH_CUDA
-  const int64_t device_bytes = c.count * c.tensor_bytes * (c.strategy == "prefetch" ? 4 : 2);
+  // the batch on both sides (4 with the prefetcher's queue), and the extra work's own steps
+  const double copies = (c.strategy == "prefetch" ? 4 : 2) * (1 + std::ceil(extra_work()));
+  const auto device_bytes = static_cast<int64_t>(copies * c.count * c.tensor_bytes);
   if (const auto reason = lacks_memory(c.device, device_bytes)) return skip(state, *reason);
   fail_on_error(state, [&] {
     if (c.family == "transfer") return time_steps(state, c, host_tensor(c.tensor_bytes));
