@@ -10,11 +10,11 @@
 # CMAKE_PREFIX_PATH, or .deps/usr made by ci/gpu/prepare-deps.sh. A CUDA LibTorch's CMake config
 # needs the CUDA toolkit: nvcc from CUDACXX, /usr/local/cuda or PATH.
 # Writes OUT_DIR/run/ (results.json, bench.json, report), OUT_DIR/ctest.log, OUT_DIR/junit.xml and
-# OUT_DIR/run.tar.gz of them all, repacked after every stage so that a run cut short by a time
-# limit still returns what it finished. TORCHPLACE_BENCH_REPETITIONS, TORCHPLACE_BENCH_MIN_TIME
+# OUT_DIR/run.tar.gz of them all, repacked every minute during the run and after each step, so
+# that a run cut short by a time limit still returns what it had finished. TORCHPLACE_BENCH_REPETITIONS, TORCHPLACE_BENCH_MIN_TIME
 # and TORCHPLACE_BENCH_FILTER are passed on to `ci/torchplace run`.
-# Exit: 0 all passed; 1 a cell, benchmark or test failed; 3 no LibTorch or no CUDA toolkit;
-# 4 the build failed.
+# Exit: 0 all passed; 1 a cell, benchmark or test failed; 3 no LibTorch, no CUDA toolkit, or a
+# .deps/ built for a newer libstdc++ than this machine's; 4 the build failed.
 set -uo pipefail
 out=${1:?usage: ci/gpu/run.sh OUT_DIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +23,7 @@ mkdir -p "$out" && out=$(cd "$out" && pwd)
 export TORCHPLACE_NO_INSTALL=1
 export TORCHPLACE_BUILD_DIR=${TORCHPLACE_BUILD_DIR:-/tmp/torchplace-build}
 
-die() { echo "ci/gpu/run.sh: $2" >&2; exit "$1"; }
+die() { echo "ci/gpu/run.sh: ${*:2}" >&2; exit "$1"; }
 
 # The pip torch's CMake prefix, unless the caller named a LibTorch.
 find_libtorch() {
@@ -46,9 +46,22 @@ find_nvcc() {
     "CUDA toolkit: no nvcc in CUDACXX, /usr/local/cuda/bin or PATH"
 }
 
+# .deps holds Debian 12's Google Benchmark, built against the libstdc++ of gcc 12: a machine whose
+# libstdc++ is older cannot load it. Say so now, not after the build.
+check_deps_runtime() {
+  local lib needed libstdcxx
+  lib=$(ls .deps/usr/lib/*/libbenchmark.so.*.* 2>/dev/null | head -n 1)
+  [[ -n "$lib" ]] || return 0
+  needed=$(grep -ao 'GLIBCXX_[0-9.]*[0-9]' "$lib" | sort -uV | tail -n 1)
+  libstdcxx=$(c++ -print-file-name=libstdc++.so.6 2>/dev/null)
+  [[ -n "$needed" && -f "$libstdcxx" ]] || return 0
+  grep -aq "$needed" "$libstdcxx" || die 3 "$lib needs $needed, which this machine's" \
+    "$libstdcxx lacks: run ci/gpu/prepare-deps.sh on a distribution no newer than this one"
+}
+
 pack() { # written beside, then moved in: the folder must not change while tar reads it
   local packed
-  packed=$(mktemp) && tar -czf "$packed" -C "$out" --exclude=run.tar.gz . &&
+  packed=$(mktemp) && chmod 644 "$packed" && tar -czf "$packed" -C "$out" --exclude=run.tar.gz . &&
     mv -f "$packed" "$out/run.tar.gz"
 }
 
@@ -56,12 +69,17 @@ find_libtorch
 [[ -d .deps/usr ]] && CMAKE_PREFIX_PATH="${CMAKE_PREFIX_PATH:+$CMAKE_PREFIX_PATH;}$PWD/.deps/usr"
 export CMAKE_PREFIX_PATH
 find_nvcc
+check_deps_runtime
 command -v nvidia-smi >/dev/null &&
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.csv"
 
 SECONDS=0
+(while sleep 60; do pack; done) &
+packer=$!
 ci/torchplace run --no-install --out "$out/run" 2>&1 | tee "$out/run.log" | tail -n 20
 run_status=${PIPESTATUS[0]}
+kill "$packer" 2>/dev/null
+wait "$packer" 2>/dev/null
 echo "run: exit $run_status after ${SECONDS}s"
 pack
 ((run_status == 4)) && die 4 "the build failed: see $out/run.log"
