@@ -2,10 +2,14 @@
 // expectation. Only c10::Error is caught, and only to classify it: an error of the wrong class,
 // an error where success was expected, or success where an error was expected fails the cell
 // with the raw message. Anything else propagates, and GoogleTest fails the cell with it.
+// A sticky CUDA error (an illegal address, a device-side assert) breaks the device for the rest
+// of the process: its cell fails, and later cells on that device skip, naming it.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <chrono>
+#include <map>
+#include <optional>
 
 #include "results.h"
 #include "scenario.h"
@@ -14,6 +18,30 @@ namespace tp {
 namespace {
 
 constexpr uint64_t kSeed = 20261129;  // every cell starts from the same RNG state
+
+// CUDA devices a sticky error left unusable in this process: device -> the cell and message.
+std::map<std::string, std::string>& broken_devices() {
+  static std::map<std::string, std::string> broken;
+  return broken;
+}
+
+std::optional<std::string> broken_reason(const Placement& placement) {
+  for (const torch::Device& device : placement.devices) {
+    const auto found = broken_devices().find(device.str());
+    if (found == broken_devices().end()) continue;
+    return "not run: " + device.str() + " was left unusable by a sticky CUDA error in " +
+           found->second + "; run this cell in a fresh process";
+  }
+  return std::nullopt;
+}
+
+void note_sticky_error(const CellRecord& record) {
+  if (record.observed_outcome != "error" || !is_sticky_cuda_error(record.message)) return;
+  const std::string first_line = record.message.substr(0, record.message.find('\n'));
+  for (const torch::Device& device : record.spec.placement().devices) {
+    if (device.is_cuda()) broken_devices()[device.str()] = record.spec.id() + " (" + first_line + ")";
+  }
+}
 
 void run_expecting_error(const Scenario& scenario, Cell& cell, CellRecord& record) {
   const ErrorClass wanted = record.expected.error_class;
@@ -58,6 +86,7 @@ class CellTest : public ::testing::Test {
     record.expected = scenario_.expectation(spec_);
     const Expect& expected = record.expected;
     if (auto reason = absent_reason(spec_.placement())) GTEST_SKIP() << *reason;
+    if (auto reason = broken_reason(spec_.placement())) GTEST_SKIP() << *reason;
     if (auto reason = scenario_.unmet_need(spec_)) GTEST_SKIP() << *reason;
     if (expected.outcome == Expect::Outcome::kSkip) {
       ASSERT_FALSE(expected.note.empty()) << "a skip must say why";
@@ -75,6 +104,7 @@ class CellTest : public ::testing::Test {
     }
     record.duration_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    note_sticky_error(record);
   }
 
  private:

@@ -46,6 +46,14 @@ const std::vector<CompiledFamily>& compiled_families() {
 
 }  // namespace
 
+bool is_sticky_cuda_error(std::string_view message) {
+  static const std::regex sticky(
+      "illegal memory access|device-side assert triggered|unspecified launch failure|"
+      "misaligned address|illegal instruction was encountered|launch timed out",
+      std::regex::ECMAScript | std::regex::icase);
+  return std::regex_search(std::string(message), sticky);
+}
+
 ErrorClass classify(std::string_view message) {
   const std::string text(message);
   for (const CompiledFamily& family : compiled_families()) {

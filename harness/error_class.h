@@ -23,6 +23,10 @@ std::string_view name_of(ErrorClass error_class);
 // The class of a raw message, or kUnclassified.
 ErrorClass classify(std::string_view message);
 
+// A CUDA error after which the device's context stays broken for the rest of the process (an
+// illegal address, a device-side assert, a launch failure): every later CUDA call fails too.
+bool is_sticky_cuda_error(std::string_view message);
+
 struct MessageFamily {
   ErrorClass error_class;
   std::string versions;  // where it was seen, e.g. "1.9-2.7"

@@ -38,6 +38,16 @@ TEST_P(ClassifyTest, MapsMessageToClass) {
 
 INSTANTIATE_TEST_SUITE_P(GuideTable, ClassifyTest, ::testing::ValuesIn(kCases));
 
+TEST(StickyCudaErrors, OnlyErrorsThatBreakTheContextCount) {
+  EXPECT_TRUE(is_sticky_cuda_error("CUDA error: an illegal memory access was encountered"));
+  EXPECT_TRUE(is_sticky_cuda_error("CUDA error: device-side assert triggered\nCUDA kernel errors"));
+  EXPECT_TRUE(is_sticky_cuda_error("CUDA error: unspecified launch failure"));
+  EXPECT_FALSE(is_sticky_cuda_error("CUDA out of memory. Tried to allocate 2.00 GiB"));
+  EXPECT_FALSE(is_sticky_cuda_error(
+      "Expected all tensors to be on the same device, but found at least two devices"));
+  EXPECT_FALSE(is_sticky_cuda_error(""));
+}
+
 TEST(MessageFamilies, EveryPatternCompilesAndNamesItsVersions) {
   for (const MessageFamily& family : message_families()) {
     EXPECT_FALSE(family.versions.empty()) << family.pattern;
