@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <memory>
 
 #include "bench_support.h"
 
@@ -19,10 +18,6 @@ namespace {
 constexpr int kWarmUps = 2;  // untimed iterations before a loop
 constexpr int kSamples = 10;  // runs averaged for the overlap's copy and compute alone
 
-c10::cuda::CUDAStream current_stream(const torch::Device& cuda) {
-  return c10::cuda::getCurrentCUDAStream(cuda.index());
-}
-
 // Mean of `timed` over kSamples runs, after one untimed run.
 double mean_seconds(const std::function<double()>& timed) {
   timed();
@@ -32,6 +27,18 @@ double mean_seconds(const std::function<double()>& timed) {
 }
 
 }  // namespace
+
+c10::cuda::CUDAStream current_stream(const torch::Device& cuda) {
+  return c10::cuda::getCurrentCUDAStream(cuda.index());
+}
+
+double seconds_until_idle(const std::function<void()>& work, const torch::Device& cuda) {
+  HostTimer timer;
+  timer.start();
+  work();
+  current_stream(cuda).synchronize();
+  return timer.seconds();
+}
 
 void CopyWindow::open() {
   begin_.record(stream_);
@@ -51,12 +58,7 @@ double CopyWindow::seconds() {
 }
 
 StepTimes time_step(const TransferStep& step, CopyWindow& copy, const torch::Device& cuda) {
-  const c10::cuda::CUDAStream stream = current_stream(cuda);
-  HostTimer timer;
-  timer.start();
-  step(copy);
-  stream.synchronize();
-  const double step_s = timer.seconds();
+  const double step_s = seconds_until_idle([&] { step(copy); }, cuda);
   return StepTimes{step_s, copy.seconds()};
 }
 
@@ -65,17 +67,16 @@ void run_transfer_loop(benchmark::State& state, int64_t bytes, const StepMaker& 
   c10::cuda::CUDAGuard guard(cuda);
   struct Timed {
     TransferStep step;
-    std::unique_ptr<CopyWindow> copy;
+    CopyWindow copy;
   };
   std::map<int64_t, Timed> steps;  // by bytes: the batch's, and the extra work's
   StepTimes total;
   auto run_part = [&](int64_t part) {
     auto found = steps.find(part);
     if (found == steps.end()) {
-      Timed timed{make_step(part), std::make_unique<CopyWindow>(current_stream(cuda))};
-      found = steps.emplace(part, std::move(timed)).first;
+      found = steps.emplace(part, Timed{make_step(part), CopyWindow(current_stream(cuda))}).first;
     }
-    const StepTimes times = time_step(found->second.step, *found->second.copy, cuda);
+    const StepTimes times = time_step(found->second.step, found->second.copy, cuda);
     total.step_s += times.step_s;
     total.device_copy_s += times.device_copy_s;
   };
@@ -114,10 +115,10 @@ class OverlapRun {
   }
 
   double step_seconds(bool with_compute) {
-    return time_step([&](CopyWindow&) {
+    return seconds_until_idle([&] {
       const torch::Tensor batch = work_.take();
       if (with_compute) compute(batch);
-    }, unused_window_, cuda_).step_s;
+    }, cuda_);
   }
 
   double copy_s = 0;
@@ -131,7 +132,7 @@ class OverlapRun {
 
   // On the same clock as the steps: host time until the stream is idle.
   double compute_seconds(const torch::Tensor& batch) {
-    return time_step([&](CopyWindow&) { compute(batch); }, unused_window_, cuda_).step_s;
+    return seconds_until_idle([&] { compute(batch); }, cuda_);
   }
 
   // Batches queued while the caller was busy elsewhere come for free: take them untimed.
@@ -141,7 +142,6 @@ class OverlapRun {
 
   const OverlapWork& work_;
   torch::Device cuda_;
-  CopyWindow unused_window_{current_stream(cuda_)};  // the overlap has no copy window
 };
 
 }  // namespace

@@ -34,6 +34,11 @@ class HostTimer {
 };
 
 #if TORCHPLACE_WITH_CUDA
+c10::cuda::CUDAStream current_stream(const torch::Device& cuda);
+
+// Host seconds from the call until `cuda`'s current stream is idle (synchronize).
+double seconds_until_idle(const std::function<void()>& work, const torch::Device& cuda);
+
 // Device time between open() and close() on one stream (a pair of CUDA events).
 class CopyWindow {
  public:

@@ -52,10 +52,14 @@ tp_matrix_mount_proc() { # <root>
 
 # Installs what is missing of <packages> into the root. A package left unpacked but not configured
 # (libtorch-cuda-dev behind the offline nvidia-cudnn downloader) is accepted when <lenient> is 1.
+tp_matrix_unpacked() { # <root> <package>: installed, or at least unpacked
+  chroot "$1" dpkg-query -W -f='${Status}' "$2" 2>/dev/null | grep -q "install ok"
+}
+
 tp_matrix_install() { # <root> <packages> [lenient]
   local root=$1 packages=$2 lenient=${3:-0} missing=() pkg
   for pkg in $packages; do
-    chroot "$root" dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok" || missing+=("$pkg")
+    tp_matrix_unpacked "$root" "$pkg" || missing+=("$pkg")
   done
   ((${#missing[@]} == 0)) && return 0
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
@@ -66,7 +70,7 @@ tp_matrix_install() { # <root> <packages> [lenient]
   "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >>"$root.apt.log" 2>&1 && return 0
   ((lenient)) || tp_die $TP_EXIT_ENV "matrix: apt-get install ${missing[*]} in $root failed; see $root.apt.log"
   for pkg in "${missing[@]}"; do
-    chroot "$root" dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok" ||
+    tp_matrix_unpacked "$root" "$pkg" ||
       tp_die $TP_EXIT_ENV "matrix: $pkg is not even unpacked in $root; see $root.apt.log"
   done
   tp_log "apt-get install reported errors (expected offline for nvidia-cudnn); see $root.apt.log"

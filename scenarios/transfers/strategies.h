@@ -28,13 +28,16 @@ std::vector<torch::Tensor> flat_tensors(const Batch& batch) {
 }
 
 #if TORCHPLACE_WITH_CUDA
+// An empty pinned host tensor of `tensor`'s shape and dtype (`tensor` may be on the device).
 inline torch::Tensor pinned_like(const torch::Tensor& tensor) {
   return torch::empty(tensor.sizes(),
                       torch::TensorOptions().dtype(tensor.dtype()).pinned_memory(true));
 }
 
-inline c10::cuda::CUDAStream current_stream(const torch::Device& cuda) {
-  return c10::cuda::getCurrentCUDAStream(cuda.index());
+// into[i].copy_(from[i]) for every tensor of a batch.
+inline void copy_each(const std::vector<torch::Tensor>& into,
+                      const std::vector<torch::Tensor>& from, bool non_blocking) {
+  for (size_t i = 0; i < from.size(); ++i) into[i].copy_(from[i], non_blocking);
 }
 
 // pageable and pageable_non_blocking: .to() from (or into) pageable memory. For d2h, LibTorch's
@@ -49,12 +52,11 @@ TransferStep pageable_step(const Batch& source, torch::Device target, bool non_b
 // delivers it (h2d), or lands in a pinned buffer allocated once (d2h); a non_blocking copy.
 template <typename Batch>
 TransferStep pinned_resident_step(const Batch& source, torch::Device target) {
-  const Batch pinned = tp::fixes::map_tensors(
-      target.is_cuda() ? source : tp::fixes::to_device(source, torch::kCPU), pinned_like);
+  const Batch pinned = tp::fixes::map_tensors(source, pinned_like);
   const std::vector<torch::Tensor> from = flat_tensors(source);
   const std::vector<torch::Tensor> into = flat_tensors(pinned);
   if (target.is_cuda()) {
-    for (size_t i = 0; i < from.size(); ++i) into[i].copy_(from[i]);
+    copy_each(into, from, /*non_blocking=*/false);
     return [=](CopyWindow& copy) {
       copy.open();
       tp::fixes::to_device(pinned, target, {/*non_blocking=*/true});
@@ -63,7 +65,7 @@ TransferStep pinned_resident_step(const Batch& source, torch::Device target) {
   }
   return [=](CopyWindow& copy) {
     copy.open();
-    for (size_t i = 0; i < from.size(); ++i) into[i].copy_(from[i], /*non_blocking=*/true);
+    copy_each(into, from, /*non_blocking=*/true);
     copy.close();
   };
 }
@@ -87,7 +89,7 @@ TransferStep pin_each_time_step(const Batch& source, torch::Device target) {
     std::vector<torch::Tensor> into;
     for (const torch::Tensor& tensor : from) into.push_back(pinned_like(tensor));
     copy.open();
-    for (size_t i = 0; i < from.size(); ++i) into[i].copy_(from[i], /*non_blocking=*/true);
+    copy_each(into, from, /*non_blocking=*/true);
     copy.close();
   };
 }
@@ -99,20 +101,19 @@ TransferStep pin_each_time_step(const Batch& source, torch::Device target) {
 template <typename Batch>
 TransferStep staging_reuse_step(const Batch& source, torch::Device target, torch::Device cuda) {
   const bool to_device = target.is_cuda();
-  const Batch staging = tp::fixes::map_tensors(
-      to_device ? source : tp::fixes::to_device(source, torch::kCPU), pinned_like);
+  const Batch staging = tp::fixes::map_tensors(source, pinned_like);
   const std::vector<torch::Tensor> from = flat_tensors(source);
   const std::vector<torch::Tensor> into = flat_tensors(staging);
   auto last_copy = std::make_shared<at::cuda::CUDAEvent>();
   return [=](CopyWindow& copy) {
     last_copy->synchronize();
     if (to_device) {
-      for (size_t i = 0; i < from.size(); ++i) into[i].copy_(from[i]);
+      copy_each(into, from, /*non_blocking=*/false);
       copy.open();
       tp::fixes::to_device(staging, target, {/*non_blocking=*/true});
     } else {
       copy.open();
-      for (size_t i = 0; i < from.size(); ++i) into[i].copy_(from[i], /*non_blocking=*/true);
+      copy_each(into, from, /*non_blocking=*/true);
     }
     copy.close();
     last_copy->record(current_stream(cuda));
