@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pkgs="libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian nlohmann-json3-dev"
 (cd "$work" && { apt-get download $pkgs >/dev/null 2>&1 ||
-  { apt-get update >/dev/null && apt-get download $pkgs >/dev/null; }; })
+  { apt-get update -o Acquire::Check-Valid-Until=false >/dev/null && apt-get download $pkgs >/dev/null; }; })
 rm -rf "$dest" && mkdir -p "$dest"
 for deb in "$work"/*.deb; do dpkg-deb -x "$deb" "$dest"; done
 du -sh "$dest"

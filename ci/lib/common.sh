@@ -16,6 +16,32 @@ tp_die() { # <exit code> <message>
 
 tp_log() { echo "torchplace: $*" >&2; }
 
+# The Debian archive these machines reach is a snapshot: a suite's Release file may carry a
+# Valid-Until date that has passed (sid's does). apt then refuses it as expired; this accepts it.
+# The signature is still checked (only the date check is off); tp_apt_note_expired logs each use.
+readonly TP_APT_SNAPSHOT_OPTIONS="-o Acquire::Check-Valid-Until=false"
+
+# Logs every Release file in <root>'s apt lists (the host's for "") past its Valid-Until date.
+tp_apt_note_expired() { # <root or "">
+  local file until suite
+  for file in "$1"/var/lib/apt/lists/*Release; do
+    [[ -f "$file" ]] || continue
+    until=$(sed -n 's/^Valid-Until: //p' "$file" | head -n 1)
+    [[ -n "$until" ]] && (($(date -d "$until" +%s 2>/dev/null || echo 0) < $(date +%s))) || continue
+    suite=$(sed -n 's/^Suite: //p' "$file" | head -n 1)
+    tp_log "apt: the Release file of ${suite:-${file##*/}}${1:+ in $1} expired on $until; accepted" \
+      "(snapshot mirror: Acquire::Check-Valid-Until=false; signatures still checked)"
+  done
+  return 0
+}
+
+# One line naming the cause apt's (or debootstrap's) log shows, and the log's path.
+tp_apt_cause() { # <log>
+  local python
+  python=$(command -v /usr/bin/python3 || command -v python3) || { echo "see $1"; return 0; }
+  echo "$("$python" "$TP_ROOT/ci/lib/apt_log.py" "$1"); see $1"
+}
+
 # Installs the missing Debian packages when that is allowed and possible; otherwise prints the
 # exact command and stops. TORCHPLACE_NO_INSTALL=1 (or --no-install) forbids installing:
 # the dependencies then come from CMAKE_PREFIX_PATH / Torch_DIR (a GPU runner, a pip torch).
@@ -34,8 +60,12 @@ tp_ensure_deps() {
   fi
   tp_log "installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q >&2 || tp_die $TP_EXIT_ENV "apt-get update failed (is the mirror in /etc/apt/sources.list.d reachable?)"
-  $cmd -q >&2 || tp_die $TP_EXIT_ENV "apt-get install failed: $cmd"
+  local log=/tmp/torchplace-apt.$$.log
+  apt-get update -q $TP_APT_SNAPSHOT_OPTIONS 2>&1 | tee "$log" >&2 ||
+    tp_die $TP_EXIT_ENV "apt-get update failed: $(tp_apt_cause "$log")"
+  tp_apt_note_expired ""
+  $cmd -q $TP_APT_SNAPSHOT_OPTIONS 2>&1 | tee -a "$log" >&2 ||
+    tp_die $TP_EXIT_ENV "apt-get install failed ($cmd): $(tp_apt_cause "$log")"
 }
 
 # The build folder, overridable for builds against other LibTorch installs.

@@ -19,13 +19,24 @@ SCHEMA = data.MATRIX_SCHEMA
 CUDA_COLUMN = "cuda-2.6.0"
 # The first compiler (or CMake) error of a failed build.
 FIRST_ERROR = re.compile(r"(error:|CMake Error|fatal error|undefined reference)")
-# A cell's own temporary folder (harness/temp_dir.h: torchplace-<label>-<pid>-<n>) differs on
-# every run; messages are compared with it masked.
-TEMP_DIR = re.compile(r"torchplace-[A-Za-z0-9_-]*?-\d+-\d+")
+# What differs on every run of the same build, masked before messages are compared so that only
+# wording changes show: a cell's temporary folder (harness/temp_dir.h: torchplace-<label>-<pid>-<n>,
+# and anything else under /tmp), addresses, and process or thread ids.
+RUN_SPECIFIC = (
+    (re.compile(r"(?:/tmp|/var/tmp)/(?:[^\s'\",;)\]]*/)?([^\s'\",;)\]/]*)"), r"<tmp>/\1"),
+    (re.compile(r"torchplace-[A-Za-z0-9_-]*?-\d+-\d+"), "torchplace-<tmp>"),
+    (re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x<address>"),
+    (re.compile(r"\b(pid|PID|process|thread|tid)( id)?[ =:]+\d+"), r"\1\2 <id>"),
+)
 
 
 def comparable(value):
-    return TEMP_DIR.sub("torchplace-<tmp>", value) if isinstance(value, str) else value
+    """`value` with run-specific parts masked (a string), or `value` itself."""
+    if not isinstance(value, str):
+        return value
+    for pattern, mask in RUN_SPECIFIC:
+        value = pattern.sub(mask, value)
+    return value
 
 
 def read_text(path):

@@ -32,7 +32,8 @@ tp_matrix_create_root() { # <root> <suite> <mirror> <components>
   if ! command -v debootstrap >/dev/null && [[ "${TORCHPLACE_NO_INSTALL:-0}" != 1 ]]; then
     tp_log "installing debootstrap"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap >&2 ||
-      { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >&2; }
+      { apt-get update -q $TP_APT_SNAPSHOT_OPTIONS >&2 &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >&2; }
   fi
   command -v debootstrap >/dev/null || tp_die $TP_EXIT_ENV "matrix: debootstrap is missing: apt-get install debootstrap"
   tp_matrix_check_mirror "$mirror" "$suite"
@@ -41,7 +42,7 @@ tp_matrix_create_root() { # <root> <suite> <mirror> <components>
   tp_log "debootstrap --variant=minbase $suite $root (from $mirror)"
   debootstrap --variant=minbase --components="${components// /,}" "$suite" "$root.partial" "$mirror" \
     >"$root.debootstrap.log" 2>&1 ||
-    tp_die $TP_EXIT_ENV "matrix: debootstrap of $suite from $mirror failed; see $root.debootstrap.log"
+    tp_die $TP_EXIT_ENV "matrix: debootstrap of $suite failed: $(tp_apt_cause "$root.debootstrap.log")"
   echo "deb $mirror $suite $components" >"$root.partial/etc/apt/sources.list"
   mv "$root.partial" "$root"
 }
@@ -64,11 +65,13 @@ tp_matrix_install() { # <root> <packages> [lenient]
   ((${#missing[@]} == 0)) && return 0
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
   tp_log "installing into $root: ${missing[*]}"
-  local apt=(chroot "$root" env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get -q)
+  local apt=(chroot "$root" env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get -q $TP_APT_SNAPSHOT_OPTIONS)
   "${apt[@]}" update >"$root.apt.log" 2>&1 ||
-    tp_die $TP_EXIT_ENV "matrix: apt-get update in $root failed (mirror unreachable?); see $root.apt.log"
+    tp_die $TP_EXIT_ENV "matrix: apt-get update in $root failed: $(tp_apt_cause "$root.apt.log")"
+  tp_apt_note_expired "$root"
   "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >>"$root.apt.log" 2>&1 && return 0
-  ((lenient)) || tp_die $TP_EXIT_ENV "matrix: apt-get install ${missing[*]} in $root failed; see $root.apt.log"
+  ((lenient)) || tp_die $TP_EXIT_ENV \
+    "matrix: apt-get install ${missing[*]} in $root failed: $(tp_apt_cause "$root.apt.log")"
   for pkg in "${missing[@]}"; do
     tp_matrix_unpacked "$root" "$pkg" ||
       tp_die $TP_EXIT_ENV "matrix: $pkg is not even unpacked in $root; see $root.apt.log"

@@ -232,7 +232,7 @@ class CorpusTest(unittest.TestCase):
         with open(self.corpus, encoding="utf-8") as handle:
             entries = json.load(handle)["entries"]
         self.assertEqual([(e["source"], e["message"]) for e in entries],
-                         [("cell:" + BROKEN, "two devices — /tmp/torchplace-<tmp>/a.pt"),
+                         [("cell:" + BROKEN, "two devices — <tmp>/a.pt"),
                           ("probe:p", "no file")])
 
     def test_malformed_probe_output_exits_3_and_keeps_the_corpus(self):
@@ -242,6 +242,29 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual(corpus.main(["corpus.py", self.out, self.corpus]), 3)
         with open(self.corpus, encoding="utf-8") as handle:
             self.assertEqual(json.load(handle)["entries"], [])
+
+
+class ComparableTest(unittest.TestCase):
+    """Messages are compared with what differs on every run masked, and nothing else."""
+
+    MISSING = ("open file failed because of errno 2 on fopen: No such file or directory, file path: "
+               "/tmp/torchplace-checkpoint_map_location_case_missing_file_device_cpu-{pid}-{n}/absent.pt")
+
+    def test_temporary_paths_process_ids_and_addresses_are_masked(self):
+        first = self.MISSING.format(pid=4242, n=7) + " (pid 4242, at 0x7f3a2b1c9d40)"
+        second = self.MISSING.format(pid=913, n=12) + " (pid 913, at 0x55d0e1f2a3b4)"
+        self.assertNotEqual(first, second)
+        self.assertEqual(merge.comparable(first), merge.comparable(second))
+        self.assertIn("file path: <tmp>/absent.pt (pid <id>, at 0x<address>)", merge.comparable(first))
+
+    def test_a_wording_change_still_shows(self):
+        old = self.MISSING.format(pid=1, n=1)
+        new = old.replace("No such file or directory", "file not found")
+        self.assertNotEqual(merge.comparable(old), merge.comparable(new))
+
+    def test_a_path_outside_the_temporary_folder_still_shows(self):
+        self.assertNotEqual(merge.comparable("file path: /data/a.pt"),
+                            merge.comparable("file path: /data/b.pt"))
 
 
 if __name__ == "__main__":
