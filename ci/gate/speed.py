@@ -105,7 +105,10 @@ def measure(name, base, cand, rule):
            "ratio": median_cand / median_base, "delta_s": median_cand - median_base,
            "p": None, "p_adjusted": None, "informational": rule["informational"],
            "rule": {k: v for k, v in rule.items()}, "note": ""}
-    row["p"] = mann_whitney_p(cand, base)
+    try:
+        row["p"] = mann_whitney_p(cand, base)
+    except InputError as error:
+        raise InputError(f"benchmark {name}: {error}") from None
     row["method"] = test_method(cand, base)
     return row
 

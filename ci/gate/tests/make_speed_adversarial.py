@@ -81,6 +81,12 @@ def old_format(doc):
                                  if not r.get("error_occurred")])
 
 
+def rounded(doc):
+    """Times rounded to whole units, as a coarse timer gives them: ties within and across sides."""
+    return edit_entries(doc, lambda r: r.update(real_time=float(round(r["real_time"])))
+                        if not r.get("error_occurred") else None)
+
+
 def skipped_in(doc, name):
     return edit_entries(doc, lambda r: r.update(error_occurred=True, error_message="skip: no GPU")
                         if r["run_name"] == name else None)
@@ -115,6 +121,8 @@ def fixtures():
         "other_host.json": dict(aa, context=dict(mf.CONTEXT, host_name="runner-2")),
         "aa_in_ms.json": unit_changed(aa, "ms"),
         "slower3_in_s.json": unit_changed(slower3, "s"),
+        "ties_base.json": rounded(base),
+        "ties_slower.json": rounded(slower3),
         "hundred_base.json": hundred_doc(20, 1.0),
         "hundred_slower.json": hundred_doc(21, 3.0),
     }

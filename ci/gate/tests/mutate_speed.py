@@ -35,6 +35,8 @@ MUTATIONS = [
      ["speed_repetitions_twice_unindexed"]),
     ("speed.py", "method=test_method(cand, base)", "method=\"auto\"",
      ["speed_exact_test_power", "units:PowerTest.test_min_p_exact_above_eight"]),
+    ("speed.py", "return \"exact\" if len(set(values)) == len(values) else \"asymptotic\"",
+     "return \"exact\" if len(set(values)) == len(values) else \"refuse\"", ["speed_ties_judged"]),
     ("speed.py", "if reps < row[\"rule\"][\"min_reps\"] or gated * smallest >= alpha:",
      "if gated * smallest >= alpha:", ["speed_slower_at_7_reps_no_power"]),
     ("speed.py", "worst_p = max(worst_p, smallest)", "worst_p = max(worst_p, smallest)\n"
