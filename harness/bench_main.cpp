@@ -1,8 +1,9 @@
 // Benchmark main: Google Benchmark with the harness fingerprint in the JSON context, so every
 // saved run says which LibTorch, GPU and driver produced it.
 //
-// Own flag: --torchplace_extra_work=FRACTION (default 0) makes every benchmark do (1 + FRACTION)
-// times its work: the gate's calibration injects a genuine slowdown with it (0.2 = 20 %).
+// Own flag: --torchplace_extra_work=FRACTION (default 0) makes every benchmark run FRACTION more
+// of its own steps: the gate's calibration injects a genuine slowdown with it (0.2 = 20 %), and
+// each benchmark reports the share it ran as counter torchplace_extra_ratio.
 #include <benchmark/benchmark.h>
 
 #include <cstring>

@@ -76,13 +76,34 @@ std::optional<double> parse_extra_work(const std::string& text) {
   return value;
 }
 
+namespace {
+struct ExtraCount {
+  double credit = 0;    // extra steps owed (fractional)
+  int64_t steps = 0;    // steps run by with_extra_work
+  int64_t extra = 0;    // extra steps among them
+};
+thread_local ExtraCount extra_count;
+}  // namespace
+
 void with_extra_work(int64_t units, const std::function<void(int64_t)>& work) {
   work(units);
   const double fraction = extra_work();
-  const auto whole_repeats = static_cast<int64_t>(std::floor(fraction));
-  for (int64_t repeat = 0; repeat < whole_repeats; ++repeat) work(units);
-  const auto rest = static_cast<int64_t>(std::llround((fraction - whole_repeats) * units));
-  if (rest > 0) work(rest);
+  if (fraction <= 0) return;
+  ++extra_count.steps;
+  extra_count.credit += fraction;
+  while (extra_count.credit >= 1.0) {
+    work(units);
+    extra_count.credit -= 1.0;
+    ++extra_count.extra;
+  }
+}
+
+void report_extra_work(benchmark::State& state) {
+  if (extra_work() > 0 && extra_count.steps > 0) {
+    state.counters["torchplace_extra_ratio"] =
+        static_cast<double>(extra_count.extra) / static_cast<double>(extra_count.steps);
+  }
+  extra_count = ExtraCount{};
 }
 
 std::vector<int64_t> powers_of_4(int64_t from, int64_t to) {

@@ -49,14 +49,19 @@ void fail_on_error(benchmark::State& state, Body&& body) {
   }
 }
 
-// --torchplace_extra_work=FRACTION: every benchmark does (1 + FRACTION) times its work.
+// --torchplace_extra_work=FRACTION: every benchmark runs FRACTION more of its own steps (0.2 =
+// one extra step in every five), so the injected slowdown is FRACTION of the step's time
+// whatever the step costs (bytes, tensors or launches); 0 runs nothing extra.
 void set_extra_work(double fraction);
 double extra_work();
 // Parses the flag's value: a finite number >= 0; nothing for anything else.
 std::optional<double> parse_extra_work(const std::string& text);
-// Runs work(units), then the extra work: whole repeats of `units`, then work(rest) for the
-// fractional part (rest rounded, skipped when 0). Units are bytes, tensors, batches.
+// Runs work(units), then further whole steps work(units) while the extra steps of this thread
+// stay at or below FRACTION of its steps (an accumulator: no step of another size is ever made).
 void with_extra_work(int64_t units, const std::function<void(int64_t)>& work);
+// Sets counter torchplace_extra_ratio = extra steps / steps since the last report (the injected
+// share, warm-up steps included) when FRACTION > 0, and starts counting afresh.
+void report_extra_work(benchmark::State& state);
 
 constexpr int64_t kKiB = 1024;
 constexpr int64_t kMiB = 1024 * kKiB;

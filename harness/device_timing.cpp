@@ -69,7 +69,7 @@ void run_transfer_loop(benchmark::State& state, int64_t bytes, const StepMaker& 
     TransferStep step;
     CopyWindow copy;
   };
-  std::map<int64_t, Timed> steps;  // by bytes: the batch's, and the extra work's
+  std::map<int64_t, Timed> steps;  // by bytes: the batch's (the extra work repeats it)
   StepTimes total;
   auto run_part = [&](int64_t part) {
     auto found = steps.find(part);
@@ -88,6 +88,7 @@ void run_transfer_loop(benchmark::State& state, int64_t bytes, const StepMaker& 
     state.SetIterationTime(total.step_s);
     device_copy_s += total.device_copy_s;
   }
+  report_extra_work(state);
   const auto moved_bytes = static_cast<double>(state.iterations() * bytes);
   state.SetBytesProcessed(state.iterations() * bytes);
   if (device_copy_s > 0) {

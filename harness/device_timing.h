@@ -57,7 +57,7 @@ class CopyWindow {
 
 // One step: moves its batch, marking the copy itself with the window when it has one.
 using TransferStep = std::function<void(CopyWindow& copy)>;
-// Makes the step that moves `bytes` (the batch, or a part of it for the extra work).
+// Makes the step that moves `bytes` (the batch; the extra work repeats that step).
 using StepMaker = std::function<TransferStep(int64_t bytes)>;
 
 struct StepTimes {
@@ -70,8 +70,8 @@ struct StepTimes {
 StepTimes time_step(const TransferStep& step, CopyWindow& copy, const torch::Device& cuda);
 
 // The loop of a transfer benchmark (UseManualTime): two untimed warm-up iterations, then per
-// iteration one step of `bytes` plus the extra work (--torchplace_extra_work) as steps of other
-// sizes, each made once by `make_step`. Sets the iteration time, bytes processed and, when the
+// iteration one step of `bytes` plus the extra work (--torchplace_extra_work: the same step
+// again, FRACTION of the iterations), the step made once by `make_step`. Sets the iteration time, bytes processed and, when the
 // steps mark their copy, device_copy_bytes_per_second.
 void run_transfer_loop(benchmark::State& state, int64_t bytes, const StepMaker& make_step,
                        const torch::Device& cuda);

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Measures the speed gate on this machine: the false-alarm rate over A/A comparisons (the same
 binary on both sides) and the detection rate of a genuine slowdown (the candidate side runs
-with --torchplace_extra_work=FRACTION, which makes each benchmark do FRACTION more work).
+with --torchplace_extra_work=FRACTION, which makes each benchmark run FRACTION more of its own
+steps), per repetition count.
 
   calibrate.py run --bench BUILD/scenarios/torchplace_bench --out DIR [--comparisons 20]
-      [--rounds 5] [--batch 2] [--filter REGEX] [--min-time 0.05] [--extra-work 0.2]
-  calibrate.py evaluate --runs DIR [--policy FILE]     re-scores saved runs under another policy
+      [--rounds 8] [--batch 2] [--filter REGEX] [--min-time 0.05] [--extra-work 0.2] [--reps 4,8,16]
+  calibrate.py evaluate --runs DIR [--policy FILE] [--reps 4,8,16]   re-scores saved runs
+
+Each repetition count N is scored on the first N repetitions of each side of the same runs.
+The figures include, per benchmark, the share of extra steps the candidate ran and the measured
+A/B and A/A ratios of medians (the slowdown actually injected, and the noise floor).
 
 Each comparison is one interleaved A/B job (interleave.py, ABBA rounds), as `gate --ab` runs it;
 A/A and A/B comparisons alternate so drift on the machine hits both. Saved runs go to
@@ -15,7 +20,9 @@ import argparse
 import glob
 import json
 import os
+import statistics
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import interleave  # noqa: E402
@@ -44,17 +51,32 @@ def run_comparisons(args):
             print(f"calibrate: {kind} comparison {index + 1}/{args.comparisons} done", flush=True)
 
 
-def score(runs_dir, kind, policy):
-    """Per comparison of `kind`: the gated rows (name, outcome, ratio) and whether it failed."""
+def truncated(path, reps, scratch):
+    """A copy of a saved run with each benchmark's first `reps` repetitions (the first rounds,
+    so ABBA order holds when reps is a multiple of 2 x batch); its path in scratch."""
+    with open(path, encoding="utf-8") as handle:
+        doc = json.load(handle)
+    doc["benchmarks"] = [dict(e, repetitions=reps) for e in doc["benchmarks"]
+                         if e.get("repetition_index", 0) < reps]
+    out = os.path.join(scratch, os.path.basename(path))
+    write_atomically(out, json.dumps(doc))
+    return out
+
+
+def score(runs_dir, kind, policy, reps):
+    """Per comparison of `kind` at `reps` a side: refused (exit 3, why), failed (exit 1), and the
+    gated rows (name, outcome, ratio)."""
     scored = []
-    for base in sorted(glob.glob(os.path.join(runs_dir, f"{kind}-*-baseline.json"))):
-        section = speed.compare(base, base.replace("-baseline.json", "-candidate.json"), policy)
-        problems = speed.input_problems(section)
-        if problems:
-            raise SystemExit(f"calibrate: {base}: {problems}")
-        rows = [(r["name"], r["outcome"], r["ratio"]) for r in section["benchmarks"]
-                if not r["informational"]]
-        scored.append({"failed": speed.regressed(section), "rows": rows})
+    with tempfile.TemporaryDirectory(prefix="calibrate-") as scratch:
+        for base in sorted(glob.glob(os.path.join(runs_dir, f"{kind}-*-baseline.json"))):
+            cand = base.replace("-baseline.json", "-candidate.json")
+            section = speed.compare(truncated(base, reps, scratch), truncated(cand, reps, scratch),
+                                    policy)
+            problems = speed.input_problems(section)
+            rows = [(r["name"], r["outcome"], r["ratio"]) for r in section["benchmarks"]
+                    if not r["informational"]]
+            scored.append({"refused": problems[:1], "failed": not problems and
+                           speed.regressed(section), "rows": rows})
     return scored
 
 
@@ -65,48 +87,82 @@ def upper_bound(successes, trials, confidence=0.95):
     return 1.0 if successes >= trials else float(beta.ppf(confidence, successes + 1, trials - successes))
 
 
-def rates(scored, outcome):
-    """Share of comparisons that failed, and of benchmark results with `outcome`."""
+def rates(scored):
+    """Comparisons refused and failed, and the gated results by outcome."""
     rows = [row for comparison in scored for row in comparison["rows"]]
-    failed = sum(comparison["failed"] for comparison in scored)
-    hits = sum(1 for row in rows if row[1] == outcome)
+    failed = sum(bool(comparison["failed"]) for comparison in scored)
     counts = {name: sum(1 for row in rows if row[1] == name)
               for name in (speed.SAME, speed.FASTER, speed.SLOWER, speed.AMBIGUOUS)}
-    ratios = sorted(row[2] for row in rows)
-    return {"comparisons": len(scored), "failed_comparisons": failed,
-            "comparison_rate": failed / len(scored), "benchmark_results": len(rows),
-            f"{outcome.lower()}_results": hits, "benchmark_rate": hits / len(rows),
-            "outcomes": counts, "median_ratio": ratios[len(ratios) // 2],
-            "comparison_rate_upper95": upper_bound(failed, len(scored))}
+    return {"comparisons": len(scored), "failed": failed,
+            "refused": sum(bool(comparison["refused"]) for comparison in scored),
+            "why_refused": next((c["refused"][0] for c in scored if c["refused"]), None),
+            "failed_upper95": upper_bound(failed, len(scored)), "results": len(rows),
+            "outcomes": counts}
+
+
+def injected(runs_dir):
+    """Per benchmark: the share of extra steps the A/B candidate ran (counter
+    torchplace_extra_ratio) and the median over comparisons of the A/B and A/A time ratios."""
+    figures = {}
+    for kind in ("ab", "aa"):
+        for base in sorted(glob.glob(os.path.join(runs_dir, f"{kind}-*-baseline.json"))):
+            _, base_groups = speed.repetitions(base)
+            cand_path = base.replace("-baseline.json", "-candidate.json")
+            _, cand_groups = speed.repetitions(cand_path)
+            for name, group in base_groups.items():
+                if group["times"] and cand_groups.get(name, {}).get("times"):
+                    ratio = statistics.median(cand_groups[name]["times"]) / \
+                        statistics.median(group["times"])
+                    figures.setdefault(name, {"ab": [], "aa": [], "steps": []})[kind].append(ratio)
+            if kind == "ab":
+                with open(cand_path, encoding="utf-8") as handle:
+                    for entry in json.load(handle)["benchmarks"]:
+                        if "torchplace_extra_ratio" in entry and entry.get("run_name") in figures:
+                            figures[entry["run_name"]]["steps"].append(entry["torchplace_extra_ratio"])
+    return {name: {key: statistics.median(values) if values else None
+                   for key, values in row.items()} for name, row in figures.items()}
+
+
+def _cell(figure):
+    text = f"{figure['failed']}/{figure['comparisons']}"
+    return text + (f", {figure['refused']} refused" if figure["refused"] else "")
 
 
 def markdown(figures):
-    aa, ab = figures["aa"], figures["ab"]
-    return "\n".join([
-        "## Speed-gate calibration", "",
-        f"Policy `{figures['policy']}`; {aa['comparisons']} A/A and {ab['comparisons']} A/B "
-        f"comparisons, {aa['benchmark_results'] // max(aa['comparisons'], 1)} gated benchmarks each; "
-        f"A/B candidate: --torchplace_extra_work={figures['extra_work']}.", "",
-        "| figure | comparisons (a failing gate) | benchmark results |", "|---|---|---|",
-        f"| false alarms (A/A) | {aa['failed_comparisons']}/{aa['comparisons']} = "
-        f"{aa['comparison_rate']:.1%} (95 % upper bound {aa['comparison_rate_upper95']:.1%}) | "
-        f"{aa['slower_results']}/{aa['benchmark_results']} SLOWER = {aa['benchmark_rate']:.2%} |",
-        f"| detection (A/B) | {ab['failed_comparisons']}/{ab['comparisons']} = "
-        f"{ab['comparison_rate']:.1%} | {ab['slower_results']}/{ab['benchmark_results']} SLOWER = "
-        f"{ab['benchmark_rate']:.1%} |", "",
-        f"A/A outcomes {aa['outcomes']}, median ratio {aa['median_ratio']:.3f}; "
-        f"A/B outcomes {ab['outcomes']}, median ratio {ab['median_ratio']:.3f}.", ""])
+    lines = ["## Speed-gate calibration", "",
+             f"Policy `{figures['policy']}` (alpha {figures['alpha']}); A/B candidate: "
+             f"--torchplace_extra_work={figures['extra_work']}.", "",
+             "| repetitions a side | false alarms (A/A, exit 1) | detection (A/B, exit 1) | "
+             "A/B results SLOWER / AMBIGUOUS / SAME |", "|---|---|---|---|"]
+    for reps, row in figures["by_reps"].items():
+        aa, ab = row["aa"], row["ab"]
+        outcomes = ab["outcomes"]
+        lines.append(f"| {reps} | {_cell(aa)} (95 % upper bound {aa['failed_upper95']:.0%}) | "
+                     f"{_cell(ab)} | {outcomes['SLOWER']} / {outcomes['AMBIGUOUS']} / "
+                     f"{outcomes['SAME']} of {ab['results']} |")
+    refusals = {row["aa"]["why_refused"] for row in figures["by_reps"].values()} - {None}
+    lines += [""] + [f"Refused: {why}" for why in sorted(refusals)] + [""]
+    lines += ["| benchmark | injected steps | A/B time ratio | A/A time ratio |", "|---|---:|---:|---:|"]
+    for name, row in sorted(figures["injected"].items()):
+        cells = [("-" if row[k] is None else f"{row[k]:.3f}") for k in ("steps", "ab", "aa")]
+        lines.append(f"| `{name}` | {' | '.join(cells)} |")
+    return "\n".join(lines + [""])
 
 
-def evaluate(runs_dir, policy_path, out_dir):
+def evaluate(runs_dir, policy_path, out_dir, reps_list=None):
     policy = load_policy(policy_path)
-    aa, ab = score(runs_dir, "aa", policy), score(runs_dir, "ab", policy)
-    if not aa or not ab:
+    bases = sorted(glob.glob(os.path.join(runs_dir, "ab-*-candidate.json")))
+    if not bases or not glob.glob(os.path.join(runs_dir, "aa-*-baseline.json")):
         raise SystemExit(f"calibrate: no saved aa-*/ab-* runs under {runs_dir}")
-    with open(glob.glob(os.path.join(runs_dir, "ab-*-candidate.json"))[0], encoding="utf-8") as f:
-        extra_work = json.load(f)["context"].get("torchplace_extra_work", "?")
-    figures = {"policy": policy_path, "alpha": policy.alpha, "extra_work": extra_work,
-               "aa": rates(aa, speed.SLOWER), "ab": rates(ab, speed.SLOWER)}
+    with open(bases[0], encoding="utf-8") as handle:
+        doc = json.load(handle)
+    most = max(e.get("repetitions", 1) for e in doc["benchmarks"])
+    reps_list = reps_list or sorted({n for n in (4, 8, 12, 16, most) if n <= most})
+    figures = {"policy": policy_path, "alpha": policy.alpha,
+               "extra_work": doc["context"].get("torchplace_extra_work", "?"),
+               "by_reps": {reps: {kind: rates(score(runs_dir, kind, policy, reps))
+                                  for kind in ("aa", "ab")} for reps in reps_list},
+               "injected": injected(runs_dir)}
     text = markdown(figures)
     write_atomically(os.path.join(out_dir, "calibration.json"), json.dumps(figures, indent=1) + "\n")
     write_atomically(os.path.join(out_dir, "calibration.md"), text + "\n")
@@ -120,24 +176,30 @@ def parse(argv):
     run.add_argument("--bench", required=True, help="torchplace_bench binary")
     run.add_argument("--out", required=True, help="folder for runs/ and the figures")
     run.add_argument("--comparisons", type=int, default=20, help="of each kind (default 20)")
-    run.add_argument("--rounds", type=int, default=5, help="ABBA rounds per comparison")
+    run.add_argument("--rounds", type=int, default=8, help="ABBA rounds per comparison")
     run.add_argument("--batch", type=int, default=2, help="repetitions per process per round")
     run.add_argument("--filter", help="--benchmark_filter regex (e.g. the CPU benchmarks)")
     run.add_argument("--min-time", default="0.05", help="--benchmark_min_time (default 0.05 s)")
     run.add_argument("--extra-work", default="0.2", help="injected slowdown (default 0.2 = 20 %%)")
     for sub in (run, commands.add_parser("evaluate", help="re-score saved runs")):
         sub.add_argument("--policy", default=DEFAULT_POLICY)
+        sub.add_argument("--reps", help="repetition counts to score, e.g. 4,8,12,16 (default: "
+                         "those up to the saved runs' count); each uses the first N of each side")
     commands.choices["evaluate"].add_argument("--runs", required=True, help="a run's --out folder")
     return parser.parse_args(argv)
+
+
+def reps_list(text):
+    return [int(part) for part in text.split(",")] if text else None
 
 
 def main(argv):
     args = parse(argv)
     if args.command == "run":
         run_comparisons(args)
-        evaluate(os.path.join(args.out, "runs"), args.policy, args.out)
+        evaluate(os.path.join(args.out, "runs"), args.policy, args.out, reps_list(args.reps))
     else:
-        evaluate(os.path.join(args.runs, "runs"), args.policy, args.runs)
+        evaluate(os.path.join(args.runs, "runs"), args.policy, args.runs, reps_list(args.reps))
     return 0
 
 

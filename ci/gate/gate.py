@@ -64,6 +64,10 @@ def run_sections(args, verdict):
             verdict["problems"] += [f"speed gate: {p}" for p in speed.input_problems(verdict["speed"])]
         except InputError as error:
             verdict["problems"].append(f"speed gate: {error}")
+        except Exception as error:  # noqa: BLE001  a tool error: exit 3 with a verdict, never a pass
+            verdict["speed"] = None
+            verdict["problems"].append(f"speed gate: tool error {type(error).__name__}: {error} "
+                                       "(the inputs could not be judged; please report it)")
 
 
 def exit_code(verdict):
@@ -107,8 +111,25 @@ def main(argv):
     run_sections(args, verdict)
     verdict["exit_code"] = exit_code(verdict)
     verdict["verdict"] = report.VERDICTS[verdict["exit_code"]]
-    write_outputs(verdict, args.out)
+    try:
+        write_outputs(verdict, args.out)
+    except Exception as error:  # noqa: BLE001  the report itself failed: still leave a verdict
+        return write_tool_error(error, args.out)
     return verdict["exit_code"]
+
+
+def write_tool_error(error, out_dir):
+    """Exit 3 with a minimal gate.json and summary.md naming the error."""
+    text = f"tool error {type(error).__name__}: {error}"
+    verdict = {"problems": [text], "behaviour": None, "speed": None,
+               "exit_code": report.EXIT_INPUT, "verdict": report.VERDICTS[report.EXIT_INPUT]}
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        write_atomically(os.path.join(out_dir, "gate.json"), report.as_json(verdict))
+        write_atomically(os.path.join(out_dir, "summary.md"),
+                         f"## torchplace gate: {verdict['verdict']}\n\n- {text}\n")
+    print(f"torchplace gate: {text} (exit 3)", file=sys.stderr)
+    return report.EXIT_INPUT
 
 
 if __name__ == "__main__":
@@ -116,6 +137,9 @@ if __name__ == "__main__":
         sys.exit(main(sys.argv[1:]))
     except SystemExit:
         raise
-    except BaseException:  # a tool error must read as exit 3, never as 1 (speed regression)
-        traceback.print_exc()
+    except BaseException as error:  # a tool error must read as exit 3, never as 0 or 1
+        if os.environ.get("TORCHPLACE_GATE_TRACEBACK"):
+            traceback.print_exc()
+        print(f"torchplace gate: tool error {type(error).__name__}: {error} (exit 3; set "
+              "TORCHPLACE_GATE_TRACEBACK=1 for the traceback)", file=sys.stderr)
         sys.exit(report.EXIT_INPUT)

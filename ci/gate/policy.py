@@ -11,6 +11,7 @@ A benchmark's rule is the default, then every matching pattern in file order, th
 entry; later ones override the fields they name.
 """
 import fnmatch
+import math
 import os
 import sys
 
@@ -22,6 +23,15 @@ DEFAULT_POLICY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "polic
 RULE_FIELDS = {"max_ratio": float, "min_abs_ns": float, "min_reps": int, "informational": bool}
 
 
+def _number(value, where, key):
+    """value as a finite number; InputError for text, booleans, NaN and +-Infinity."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where}: {key} must be a number, found {value!r}")
+    if not math.isfinite(value):
+        raise InputError(f"{where}: {key} is {value!r}: thresholds must be finite numbers")
+    return value
+
+
 def _check_rule(rule, where):
     """Raises InputError for an unknown field or a value of the wrong type or range."""
     if not isinstance(rule, dict):
@@ -31,15 +41,19 @@ def _check_rule(rule, where):
             continue
         if key not in RULE_FIELDS:
             raise InputError(f"{where}: unknown field {key!r} (known: {', '.join(RULE_FIELDS)})")
-        kind = RULE_FIELDS[key]
-        if kind is bool and not isinstance(value, bool):
+        if RULE_FIELDS[key] is bool and not isinstance(value, bool):
             raise InputError(f"{where}: {key} must be true or false")
-        if kind is not bool and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise InputError(f"{where}: {key} must be a number")
+        if RULE_FIELDS[key] is not bool:
+            _number(value, where, key)
+    if "match" in rule and not isinstance(rule["match"], str):
+        raise InputError(f"{where}: match must be a glob pattern (text)")
     if rule.get("max_ratio", 2.0) <= 1.0:
         raise InputError(f"{where}: max_ratio must be above 1.0 (1.10 = 10 % slower)")
-    if rule.get("min_reps", 2) < 2:
-        raise InputError(f"{where}: min_reps must be at least 2")
+    if rule.get("min_abs_ns", 0) < 0:
+        raise InputError(f"{where}: min_abs_ns must be >= 0 (ns)")
+    reps = rule.get("min_reps", 2)
+    if reps != int(reps) or reps < 2:
+        raise InputError(f"{where}: min_reps must be a whole number >= 2, found {reps!r}")
 
 
 class Policy:
@@ -52,10 +66,13 @@ class Policy:
             raise InputError(f"{path}: unknown top-level field(s) {', '.join(sorted(unknown))}")
         if doc["schema"] != POLICY_SCHEMA:
             raise InputError(f"{path}: schema is {doc['schema']!r}, expected {POLICY_SCHEMA!r}")
-        if not 0 < doc["alpha"] < 1:
+        if not 0 < _number(doc["alpha"], path, "alpha") < 1:
             raise InputError(f"{path}: alpha must lie between 0 and 1")
         require(doc["default"], tuple(RULE_FIELDS), f"{path}: default")
         _check_rule(doc["default"], f"{path}: default")
+        if not isinstance(doc.get("patterns", []), list) or \
+                not isinstance(doc.get("benchmarks", {}), dict):
+            raise InputError(f"{path}: patterns must be a list and benchmarks an object")
         for index, pattern in enumerate(doc.get("patterns", [])):
             require(pattern, ("match",), f"{path}: patterns[{index}]")
             _check_rule(pattern, f"{path}: patterns[{index}]")

@@ -43,11 +43,12 @@ def _behaviour_lines(section):
 
 
 def _power_lines(check):
-    """The power check: the smallest Holm-adjusted p these repetitions allow, against alpha."""
+    """The power check: can every gated benchmark be SLOWER on its own at these repetitions?"""
     if not check:
         return []
-    verdict = "a regression can be detected" if check["enough"] else "NO regression can be detected"
-    return [f"Power: {check['gated']} gated x smallest attainable p {check['min_p']:.2g} = "
+    verdict = ("every gated benchmark can be SLOWER" if check["enough"] else
+               f"{len(check['without'])} gated benchmark(s) can NEVER be SLOWER")
+    return [f"Power: {check['gated']} gated x worst smallest attainable p {check['min_p']:.2g} = "
             f"{check['gated'] * check['min_p']:.2g} against alpha {check['alpha']:g}: {verdict}.",
             ""]
 
@@ -56,7 +57,7 @@ def _speed_lines(section):
     gated = sum(1 for row in section["benchmarks"] if not row["informational"])
     lines = ["### Speed", "",
              f"`{section['candidate']}` against `{section['baseline']}`; ratio = candidate median / "
-             f"baseline median (> 1 is slower); two-sided Mann-Whitney U, Holm-corrected over "
+             f"baseline median (> 1 is slower); two-sided Mann-Whitney U (exact without ties), Holm-corrected over "
              f"{gated} gated benchmark(s), alpha {section['alpha']}; policy `{section['policy']}`.", "",
              *_power_lines(section.get("power")),
              "| benchmark | outcome | ratio | baseline | candidate | p (Holm) | reps (base/cand) | note |",

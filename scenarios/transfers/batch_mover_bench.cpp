@@ -37,14 +37,11 @@ Batch move(const std::string& impl, const Batch& batch) {
 }
 
 void run_batch_mover(benchmark::State& state, const std::string& impl, int64_t count) {
-  std::map<int64_t, Batch> batches;  // by tensor count: the batch and the extra work's batches
-  auto move_count = [&](int64_t tensors) {
-    auto found = batches.find(tensors);
-    if (found == batches.end()) found = batches.emplace(tensors, make_batch(tensors)).first;
-    benchmark::DoNotOptimize(move(impl, found->second));
-  };
-  tp::bench::with_extra_work(count, move_count);  // warm-up, and makes the batches untimed
+  const Batch batch = make_batch(count);  // the extra work repeats the same step
+  auto move_count = [&](int64_t) { benchmark::DoNotOptimize(move(impl, batch)); };
+  move_count(count);  // warm-up
   for (auto _ : state) tp::bench::with_extra_work(count, move_count);
+  tp::bench::report_extra_work(state);
   state.SetItemsProcessed(state.iterations() * count);  // tensors
 }
 

@@ -52,6 +52,7 @@ void run_cpu_copy(benchmark::State& state, const std::string& path, int64_t byte
     for (auto _ : state) {
       tp::bench::with_extra_work(bytes, [&](int64_t part) { copy_prefix(path, buffers, part); });
     }
+    tp::bench::report_extra_work(state);
     state.SetBytesProcessed(state.iterations() * bytes);
   });
 }

@@ -14,6 +14,8 @@ import os
 import random
 import statistics
 
+import make_speed_adversarial
+
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 REPS = 12
 # name -> (median, time_unit)
@@ -236,6 +238,7 @@ def main():
     write("speed/policy_transfers_informational.json", few_gated)
     for name, doc in behaviour_fixtures().items():
         write(f"behaviour/{name}", doc)
+    make_speed_adversarial.write_all(write)
 
 
 if __name__ == "__main__":

@@ -47,9 +47,12 @@ def report_failures(case, verdict):
                                          ("new_cells", "behaviour", "new", "id")):
         listed = [row[field] for row in (verdict[section] or {}).get(listing, [])]
         failures += [f"{key}: {name} not listed" for name in case.get(key, []) if name not in listed]
-    problem = case.get("problem")
-    if problem and not any(problem in text for text in verdict["problems"]):
-        failures.append(f"no problem mentions {problem!r}: {verdict['problems']}")
+    problem = case.get("problem")  # text, or a list of texts that one problem must all hold
+    wanted = [problem] if isinstance(problem, str) else problem or []
+    if wanted and not any(all(w in text for w in wanted) for text in verdict["problems"]):
+        failures.append(f"no problem mentions {wanted!r}: {verdict['problems']}")
+    if case["exit"] == 3 and not verdict["problems"]:
+        failures.append("exit 3 without a problem stated in gate.json")
     return failures
 
 
@@ -61,7 +64,12 @@ def main(name):
         print(done.stdout + done.stderr)
         failures = [] if done.returncode == case["exit"] else [
             f"exit code {done.returncode}, expected {case['exit']}"]
-        if not case.get("no_report"):
+        if "Traceback (most recent call last)" in done.stdout + done.stderr:
+            failures.append("a Python traceback reached the user")
+        written = [f for f in ("gate.json", "summary.md") if os.path.exists(os.path.join(out_dir, f))]
+        if not case.get("no_report") and len(written) < 2:
+            failures.append(f"--out holds only {written}: a verdict must always be written")
+        elif not case.get("no_report"):
             with open(os.path.join(out_dir, "gate.json"), encoding="utf-8") as handle:
                 failures += report_failures(case, json.load(handle))
     for failure in failures:

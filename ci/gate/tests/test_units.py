@@ -40,29 +40,50 @@ class PowerTest(unittest.TestCase):
         # 4 a side, perfectly separated: 2 of the C(8, 4) = 70 orderings are as extreme
         self.assertAlmostEqual(speed.min_p(4, 4), 2 / 70)
 
-    def test_min_p_asymptotic_by_hand(self):
-        # 12 a side: U = 144, mean 72, sd sqrt(12*12*25/12); continuity correction 0.5
-        z = (144 - 72 - 0.5) / math.sqrt(12 * 12 * 25 / 12)
-        self.assertAlmostEqual(speed.min_p(12, 12), math.erfc(z / math.sqrt(2)), places=12)
+    def test_min_p_exact_above_eight(self):
+        # scipy's 'auto' goes asymptotic above 8 a side (3.7e-5 at 12); exact: 2 / C(24, 12)
+        self.assertAlmostEqual(speed.min_p(12, 12), 2 / math.comb(24, 12), places=15)
+        self.assertAlmostEqual(speed.min_p(16, 16), 2 / math.comb(32, 16), places=18)
+        ladder = [speed.min_p(n, n) for n in range(2, 20)]
+        self.assertEqual(ladder, sorted(ladder, reverse=True))  # more repetitions, more power
 
-    def test_reps_needed_is_the_smallest_that_holds_from_there_on(self):
-        for gated in (1, 5, 34, 140):
+    def test_exact_without_ties_asymptotic_with_ties(self):
+        self.assertEqual(speed.test_method([1.0, 2.0], [3.0, 4.0]), "exact")
+        self.assertEqual(speed.test_method([1.0, 2.0], [2.0, 4.0]), "asymptotic")
+        cand, base = [float(i) for i in range(10, 20)], [float(i) for i in range(10)]
+        self.assertAlmostEqual(speed.mann_whitney_p(cand, base), 2 / math.comb(20, 10), places=15)
+
+    def test_reps_needed_is_the_smallest_that_holds(self):
+        for gated in (1, 5, 34, 140, 1000):
             needed = speed.reps_needed(gated, self.ALPHA)
-            for n in range(needed, needed + 30):
-                self.assertLess(gated * speed.min_p(n, n), self.ALPHA, (gated, n))
-            self.assertTrue(needed == 2 or any(gated * speed.min_p(n, n) >= self.ALPHA
-                                               for n in range(2, needed)), gated)
+            self.assertLess(gated * speed.min_p(needed, needed), self.ALPHA, gated)
+            self.assertGreaterEqual(gated * speed.min_p(needed - 1, needed - 1), self.ALPHA, gated)
+        self.assertEqual(speed.reps_needed(1, self.ALPHA, min_reps=8), 8)
 
-    def test_power_counts_holms_family_only(self):
-        row = {"informational": False, "p": 0.5, "reps_baseline": 10, "reps_candidate": 10}
-        rows = ([row] * 60 + [dict(row, informational=True)] * 100
-                + [dict(row, p=None, reps_candidate=3)] * 100)
+    @staticmethod
+    def row(name, reps, informational=False, min_reps=8):
+        return {"name": name, "informational": informational, "reps_baseline": reps,
+                "reps_candidate": reps, "rule": {"min_reps": min_reps}}
+
+    def test_every_gated_benchmark_needs_power(self):
+        # 100 at 8 a side and one at 16: 101 x 2/C(16, 8) >= 0.01, so the 100 can never be SLOWER
+        rows = [self.row(f"b{i}", 8) for i in range(100)] + [self.row("best", 16)]
         check = speed.power(rows, self.ALPHA)
-        self.assertEqual(check["gated"], 60)
-        self.assertFalse(check["enough"])  # 60 x 1.8e-4 >= 0.01
-        self.assertEqual(check["reps_needed"], speed.reps_needed(60, self.ALPHA))
-        self.assertTrue(speed.power(rows[:50], self.ALPHA)["enough"])  # 50 x 1.8e-4 < 0.01
-        self.assertIsNone(speed.power(rows[60:], self.ALPHA))
+        self.assertFalse(check["enough"])
+        self.assertEqual(len(check["without"]), 100)
+        self.assertNotIn("best", check["without"])
+        self.assertTrue(speed.power(rows[:60] + [self.row("best", 16)], self.ALPHA)["enough"])
+
+    def test_below_min_reps_is_no_power_and_informational_rows_do_not_count(self):
+        rows = [self.row("a", 16), self.row("few", 7)] + [self.row(f"i{i}", 2, True)
+                                                           for i in range(500)]
+        check = speed.power(rows, self.ALPHA)
+        self.assertEqual((check["gated"], check["without"]), (2, ["few"]))
+        self.assertIsNone(speed.power(rows[2:], self.ALPHA))
+
+    def test_holm_refuses_nan(self):
+        with self.assertRaises(InputError):
+            speed.holm({"a": 0.001, "b": float("nan")})
 
 
 class PolicyTest(unittest.TestCase):
@@ -80,7 +101,14 @@ class PolicyTest(unittest.TestCase):
         self.assertEqual(Policy(self.DOC, "p").rule("cpu_copy/x")["max_ratio"], 1.1)
 
     def test_rejects_typos_and_bad_values(self):
+        default = self.DOC["default"]
         for change in ({"alpha": 1.5}, {"default": dict(self.DOC["default"], max_ratio=0.9)},
+                       {"alpha": float("nan")}, {"alpha": "0.01"},
+                       {"default": dict(default, max_ratio=float("nan"))},
+                       {"default": dict(default, max_ratio=float("inf"))},
+                       {"default": dict(default, min_abs_ns=float("inf"))},
+                       {"default": dict(default, min_reps=7.5)},
+                       {"patterns": [{"match": "x", "min_abs_ns": float("nan")}]},
                        {"patterns": [{"match": "x", "informationl": True}]}, {"extra": 1}):
             with self.assertRaises(InputError, msg=change):
                 Policy(dict(self.DOC, **change), "p")
@@ -113,6 +141,42 @@ class MarkdownTest(unittest.TestCase):
         self.assertEqual(ratios, sorted(ratios, reverse=True))
         self.assertIn("| 12/12 |", rows[0])
         self.assertIn("p (Holm)", report.markdown(verdict))
+
+
+class ToolErrorTest(unittest.TestCase):
+    """An unexpected exception is exit 3 with a verdict in --out, never a pass."""
+
+    def run_gate(self, candidate):
+        import gate  # noqa: E402
+
+        scratch = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, scratch)
+        code = gate.main(["--baseline", os.path.join(FIXTURES, "speed", "base.json"),
+                          "--candidate", os.path.join(FIXTURES, "speed", candidate),
+                          "--out", scratch])
+        with open(os.path.join(scratch, "gate.json"), encoding="utf-8") as handle:
+            problems = json.load(handle)["problems"]
+        with open(os.path.join(scratch, "summary.md"), encoding="utf-8") as handle:
+            summary = handle.read()
+        return code, problems, summary
+
+    def test_an_unexpected_exception_is_exit_3_with_a_verdict(self):
+        def broken(*_args):
+            raise ZeroDivisionError("injected")
+        original, speed.compare = speed.compare, broken
+        self.addCleanup(setattr, speed, "compare", original)
+        code, problems, summary = self.run_gate("slower.json")
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertTrue(any("ZeroDivisionError: injected" in p for p in problems), problems)
+        self.assertIn("injected", summary)
+
+    def test_a_failing_report_still_leaves_a_verdict(self):
+        original, report.markdown = report.markdown, lambda verdict: 1 / 0
+        self.addCleanup(setattr, report, "markdown", original)
+        code, problems, summary = self.run_gate("slower.json")
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertTrue(any("ZeroDivisionError" in p for p in problems), problems)
+        self.assertIn("ZeroDivisionError", summary)
 
 
 class RefreshTest(unittest.TestCase):
