@@ -42,25 +42,4 @@ include(GoogleTest)
 message(STATUS "torchplace: LibTorch ${Torch_VERSION}, C++${TORCHPLACE_CXX_STANDARD}, "
                "CUDA ${TORCHPLACE_WITH_CUDA}, Google Benchmark ${benchmark_VERSION}")
 
-# A Python that has matplotlib and scipy (Debian's /usr/bin/python3 once python3-matplotlib and
-# python3-scipy are installed; a pyenv python3 on PATH usually lacks them). Reports and the gate
-# run under it. When none is found, their tests still appear in CTest, skipped with the reason.
-set(TORCHPLACE_PYTHON "" CACHE FILEPATH "Python interpreter with matplotlib and scipy")
-if(NOT TORCHPLACE_PYTHON)
-  foreach(_tp_candidate /usr/bin/python3 python3)
-    find_program(_tp_python NAMES ${_tp_candidate} NO_CACHE)
-    if(_tp_python)
-      execute_process(COMMAND ${_tp_python} -c "import matplotlib, scipy"
-                      RESULT_VARIABLE _tp_python_rc OUTPUT_QUIET ERROR_QUIET)
-      if(_tp_python_rc EQUAL 0)
-        set(TORCHPLACE_PYTHON ${_tp_python} CACHE FILEPATH "" FORCE)
-        break()
-      endif()
-    endif()
-    unset(_tp_python)
-  endforeach()
-endif()
-if(NOT TORCHPLACE_PYTHON)
-  message(WARNING "No Python with matplotlib and scipy: report and gate tests will be skipped. "
-                  "Install them with: apt-get install python3-matplotlib python3-scipy")
-endif()
+# The Python for the report, gate and matrix tests: see the end of TorchplaceHelpers.cmake.

@@ -25,12 +25,13 @@ std::map<std::string, std::string>& broken_devices() {
   return broken;
 }
 
-std::optional<std::string> broken_reason(const Placement& placement) {
+std::optional<Unmet> broken_reason(const Placement& placement) {
   for (const torch::Device& device : placement.devices) {
     const auto found = broken_devices().find(device.str());
     if (found == broken_devices().end()) continue;
-    return "not run: " + device.str() + " was left unusable by a sticky CUDA error in " +
-           found->second + "; run this cell in a fresh process";
+    return Unmet{SkipCode::kDeviceUnusable,
+                 "not run: " + device.str() + " was left unusable by a sticky CUDA error in " +
+                     found->second + "; run this cell in a fresh process"};
   }
   return std::nullopt;
 }
@@ -85,12 +86,16 @@ class CellTest : public ::testing::Test {
     CellRecord& record = ResultLog::instance().begin(spec_, Expect::skip("expectation threw"));
     record.expected = scenario_.expectation(spec_);
     const Expect& expected = record.expected;
-    if (auto reason = absent_reason(spec_.placement())) GTEST_SKIP() << *reason;
-    if (auto reason = broken_reason(spec_.placement())) GTEST_SKIP() << *reason;
-    if (auto reason = scenario_.unmet_need(spec_)) GTEST_SKIP() << *reason;
-    if (expected.outcome == Expect::Outcome::kSkip) {
+    std::optional<Unmet> unmet = absent(spec_.placement());
+    if (!unmet) unmet = broken_reason(spec_.placement());
+    if (!unmet) unmet = scenario_.unmet_need(spec_);
+    if (!unmet && expected.outcome == Expect::Outcome::kSkip) {
       ASSERT_FALSE(expected.note.empty()) << "a skip must say why";
-      GTEST_SKIP() << expected.note;
+      unmet = Unmet{SkipCode::kOtherCell, expected.note};
+    }
+    if (unmet) {
+      record.skip_code = unmet->code;  // results.json "skip_code", checked by the gate
+      GTEST_SKIP() << unmet->why;
     }
     torch::manual_seed(kSeed);
     Cell cell(spec_, record);

@@ -42,21 +42,42 @@ std::vector<Placement> expand(DeviceAxis axis) {
   return placements;
 }
 
-std::optional<std::string> absent_reason(const Placement& placement) {
+std::string_view name_of(SkipCode code) {
+  switch (code) {
+    case SkipCode::kNoCudaBuild: return "no_cuda_build";
+    case SkipCode::kNoCudaDevice: return "no_cuda_device";
+    case SkipCode::kTooFewGpus: return "too_few_gpus";
+    case SkipCode::kNeedsCuda: return "needs_cuda";
+    case SkipCode::kNeedsNoCuda: return "needs_no_cuda";
+    case SkipCode::kOtherCell: return "covered_by_other_cell";
+    case SkipCode::kDeviceUnusable: return "device_unusable";
+  }
+  return "unlisted";
+}
+
+std::optional<Unmet> absent(const Placement& placement) {
   int gpus_needed = 0;
   for (const torch::Device& device : placement.devices) {
     if (device.is_cuda()) gpus_needed = std::max(gpus_needed, device.index() + 1);
   }
   if (gpus_needed == 0) return std::nullopt;
   if (!torch::cuda::is_available()) {
-    return std::string("device absent: ") + placement.label() +
-           " needs CUDA, and this LibTorch or host has no CUDA device";
+    return Unmet{TORCHPLACE_WITH_CUDA ? SkipCode::kNoCudaDevice : SkipCode::kNoCudaBuild,
+                 std::string("device absent: ") + placement.label() +
+                     " needs CUDA, and this LibTorch or host has no CUDA device"};
   }
   const int present = cuda_device_count();
   if (present < gpus_needed) {
-    return "device absent: " + placement.label() + " needs " + std::to_string(gpus_needed) +
-           " CUDA devices, this host has " + std::to_string(present);
+    return Unmet{SkipCode::kTooFewGpus, "device absent: " + placement.label() + " needs " +
+                                            std::to_string(gpus_needed) +
+                                            " CUDA devices, this host has " +
+                                            std::to_string(present)};
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> absent_reason(const Placement& placement) {
+  if (auto unmet = absent(placement)) return unmet->why;
   return std::nullopt;
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "skip_code.h"
+
 namespace tp {
 
 enum class DeviceAxis {
@@ -28,7 +30,8 @@ struct Placement {
 int cuda_device_count();  // 0 on CPU-only builds and hosts
 std::vector<Placement> expand(DeviceAxis axis);
 
-// Why a placement cannot run here, or nothing when it can.
-std::optional<std::string> absent_reason(const Placement& placement);
+// Why a placement cannot run here (no_cuda_build, no_cuda_device, too_few_gpus), or nothing.
+std::optional<Unmet> absent(const Placement& placement);
+std::optional<std::string> absent_reason(const Placement& placement);  // absent()'s words
 
 }  // namespace tp

@@ -16,8 +16,13 @@ struct Case {
 const Case kCases[] = {
     {"1.9-2.7", "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! (when checking argument for argument index in method wrapper__index_select)", ErrorClass::kDeviceMismatch},
     {"2.8+", "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)", ErrorClass::kDeviceMismatch},
-    {"1.7-1.8", "Input, output and indices must be on the current device", ErrorClass::kDeviceMismatch},
-    {"<=1.6", "Expected object of device type cuda but got device type cpu for argument #3 'index' in call to _th_index_select", ErrorClass::kDeviceMismatch},
+    // The element-wise (TensorIterator) check keeps the 1.9 wording on 2.14.1.
+    {"2.14.1", "Expected all tensors to be on the same device, but found at least two devices, meta and cpu!", ErrorClass::kDeviceMismatch},
+    {"1.x-2.x", "Expected tensor for argument #1 'input' to have the same device as tensor for argument #2 'weight'; but device 1 does not equal 0 (while checking arguments for cudnn_convolution)", ErrorClass::kDeviceMismatch},
+    // A CUDA build on a host without a usable GPU (c10/cuda/CUDAFunctions.cpp).
+    {"1.x-2.x", "CUDA driver initialization failed, you might not have a CUDA gpu.", ErrorClass::kBackendUnavailable},
+    {"1.x-2.x", "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx", ErrorClass::kBackendUnavailable},
+    {"2.x", "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.72 GiB of which 1.02 GiB is free.", ErrorClass::kOutOfMemory},
     {"1.13", "PyTorch is not linked with support for cuda devices", ErrorClass::kBackendUnavailable},
     {"1.13", "Could not run 'aten::_pin_memory' with arguments from the 'CUDA' backend.", ErrorClass::kBackendUnavailable},
     {"2.14", "Cannot access accelerator device when none is available.", ErrorClass::kBackendUnavailable},
@@ -26,6 +31,8 @@ const Case kCases[] = {
     {"1.13", "expected scalar type Long but found Int", ErrorClass::kDtypeMismatch},
     {"2.14", "expected target dtype to be Long or Byte, but got Int", ErrorClass::kDtypeMismatch},
     {"any", "something nobody has seen before", ErrorClass::kUnclassified},
+    // Anchored: a family's sentence inside another message does not classify it.
+    {"any", "while loading: mat1 and mat2 must have the same dtype", ErrorClass::kUnclassified},
 };
 // clang-format on
 

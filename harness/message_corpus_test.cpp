@@ -1,10 +1,16 @@
-// Holds the classifier to the committed corpus of messages observed per LibTorch version
-// (harness/messages/corpus.json, grown by ci/matrix/corpus.py from version-matrix runs): every
-// entry must classify to the class a person expected for it.
+// Holds the classifier to two committed corpora:
+//  - harness/messages/corpus.json: messages observed per LibTorch version (grown by
+//    ci/matrix/corpus.py from version-matrix runs); every entry must classify to its class;
+//  - harness/messages/near_misses.json: messages that resemble a family and are not its class
+//    (another backend's missing kernel, shape and index errors, a foreign archive); every entry
+//    must stay Unclassified.
+// And the family table to what was observed: a family labelled "seen <version>..." must match an
+// entry of each version it names; a family no entry matches must cite the source that emits it.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -14,10 +20,19 @@
 namespace tp {
 namespace {
 
-nlohmann::json load_corpus() {
-  std::ifstream in(TORCHPLACE_MESSAGE_CORPUS);
-  if (!in) throw std::runtime_error("cannot open " TORCHPLACE_MESSAGE_CORPUS);
-  return nlohmann::json::parse(in);
+nlohmann::json load(const char* path, const char* schema) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(std::string("cannot open ") + path);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  if (doc.at("schema") != schema) throw std::runtime_error(std::string(path) + ": wrong schema");
+  if (doc.at("entries").empty()) throw std::runtime_error(std::string(path) + ": no entries");
+  return doc;
+}
+
+const nlohmann::json& corpus() {
+  static const nlohmann::json doc =
+      load(TORCHPLACE_MESSAGE_CORPUS, "torchplace.message_corpus/1");
+  return doc.at("entries");
 }
 
 std::set<std::string> class_names() {
@@ -29,18 +44,59 @@ std::set<std::string> class_names() {
 }
 
 TEST(MessageCorpus, EveryEntryClassifiesToItsExpectedClass) {
-  const nlohmann::json corpus = load_corpus();
-  ASSERT_EQ(corpus.at("schema"), "torchplace.message_corpus/1");
-  const auto& entries = corpus.at("entries");
-  ASSERT_FALSE(entries.empty()) << TORCHPLACE_MESSAGE_CORPUS << " holds no entries";
   const std::set<std::string> known = class_names();
-  for (const auto& entry : entries) {
+  for (const auto& entry : corpus()) {
     const auto expected = entry.at("expected_class").get<std::string>();
     const auto message = entry.at("message").get<std::string>();
     EXPECT_TRUE(known.count(expected)) << "unknown class '" << expected << "' in the corpus";
     EXPECT_EQ(name_of(classify(message)), expected)
         << "LibTorch " << entry.at("version").get<std::string>() << ", "
         << entry.at("source").get<std::string>() << ": " << message;
+  }
+}
+
+TEST(MessageCorpus, NoNearMissClassifies) {
+  const nlohmann::json doc = load(TORCHPLACE_NEAR_MISSES, "torchplace.near_misses/1");
+  for (const auto& entry : doc.at("entries")) {
+    const auto message = entry.at("message").get<std::string>();
+    EXPECT_EQ(name_of(classify(message)), "Unclassified")
+        << "a near miss of " << entry.at("resembles").get<std::string>() << " classifies: "
+        << message;
+  }
+}
+
+// The versions a family's label says it was seen in: "seen 1.13.1, 2.6.0" -> {1.13.1, 2.6.0}.
+std::set<std::string> seen_versions(const std::string& label) {
+  std::set<std::string> versions;
+  const auto at = label.find("seen ");
+  if (at == std::string::npos) return versions;
+  static const std::regex version(R"(\d+\.\d+\.\d+)");
+  const std::string rest = label.substr(at);
+  for (auto it = std::sregex_iterator(rest.begin(), rest.end(), version);
+       it != std::sregex_iterator(); ++it) {
+    versions.insert(it->str());
+  }
+  return versions;
+}
+
+TEST(MessageFamilies, LabelsNameTheVersionsThatEmitThem) {
+  for (const MessageFamily& family : message_families()) {
+    const std::regex pattern(family.pattern, std::regex::ECMAScript);
+    std::set<std::string> matched_in;
+    for (const auto& entry : corpus()) {
+      if (std::regex_search(entry.at("message").get<std::string>(), pattern)) {
+        matched_in.insert(entry.at("version").get<std::string>());
+      }
+    }
+    for (const std::string& version : seen_versions(family.versions)) {
+      EXPECT_TRUE(matched_in.count(version))
+          << family.pattern << " is labelled seen in " << version << ", no entry of it matches";
+    }
+    const bool cites_source = family.versions.find(".cpp") != std::string::npos ||
+                              family.versions.find("C10_CUDA_CHECK") != std::string::npos;
+    EXPECT_TRUE(!matched_in.empty() || cites_source)
+        << family.pattern << " matches nothing observed and cites no source (" << family.versions
+        << "): delete it or name the source that emits it";
   }
 }
 

@@ -28,6 +28,12 @@ nlohmann::ordered_json expected_json(const Expect& expect) {
   return out;
 }
 
+// null unless skipped; "unlisted" for a skip the harness did not code (a GTEST_SKIP in a body).
+nlohmann::ordered_json skip_code_json(const CellRecord& record) {
+  if (record.status != "skip") return nullptr;
+  return std::string(record.skip_code ? name_of(*record.skip_code) : "unlisted");
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const CellRecord& record) {
@@ -46,6 +52,7 @@ nlohmann::ordered_json to_json(const CellRecord& record) {
           {"observed", observed},
           {"status", record.status},
           {"reason", record.reason},
+          {"skip_code", skip_code_json(record)},
           {"duration_ms", record.duration_ms},
           {"metrics", record.metrics},
           {"notes", record.notes}};

@@ -24,6 +24,7 @@ struct CellRecord {
   std::string message;  // the raw message LibTorch gave, without backtrace
   std::string status;   // "pass", "fail", "skip"
   std::string reason;   // skip reason, or the failures gtest reported
+  std::optional<SkipCode> skip_code;  // set by the harness when it skips the cell
   double duration_ms = 0;
   std::map<std::string, double> metrics;
   std::vector<std::string> notes;

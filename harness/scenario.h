@@ -83,10 +83,11 @@ class Cell : public CellSpec {
 
 using ExpectFn = std::function<Expect(const CellSpec&)>;
 using BodyFn = std::function<void(Cell&)>;
-// Why a cell cannot run on this host or LibTorch (beyond its devices), or nothing when it can.
+// Why a cell cannot run on this host or LibTorch (beyond its devices), or nothing when it can:
+// a code from the closed set (SkipCode::kNeedsCuda, kNeedsNoCuda) and the reason in words.
 // Unlike Expect::skip, it leaves the expectation as it is: the committed expectations stay the
 // same on every machine, and only whether the cell runs here changes.
-using NeedsFn = std::function<std::optional<std::string>(const CellSpec&)>;
+using NeedsFn = std::function<std::optional<Unmet>(const CellSpec&)>;
 
 class Scenario {
  public:
@@ -100,7 +101,7 @@ class Scenario {
   const std::string& name() const { return name_; }
   std::vector<CellSpec> cells() const;  // the cartesian product, devices last
   Expect expectation(const CellSpec& cell) const { return expect_fn_(cell); }
-  std::optional<std::string> unmet_need(const CellSpec& cell) const { return needs_fn_(cell); }
+  std::optional<Unmet> unmet_need(const CellSpec& cell) const { return needs_fn_(cell); }
   const BodyFn& body() const { return body_fn_; }
 
  private:
@@ -108,7 +109,7 @@ class Scenario {
   std::vector<std::pair<std::string, std::vector<std::string>>> axes_;
   DeviceAxis device_axis_ = DeviceAxis::kEach;
   ExpectFn expect_fn_ = [](const CellSpec&) { return Expect::success(); };
-  NeedsFn needs_fn_ = [](const CellSpec&) { return std::optional<std::string>(); };
+  NeedsFn needs_fn_ = [](const CellSpec&) { return std::optional<Unmet>(); };
   BodyFn body_fn_;
 };
 

@@ -40,5 +40,23 @@ TEST(Devices, PairsNeedTwoGpusAndSaySo) {
   }
 }
 
+// The code the gate reads (results.json "skip_code"): which absence, from the closed set.
+TEST(Devices, AbsenceCarriesItsSkipCode) {
+  const Placement cuda0{{torch::Device(torch::kCUDA, 0)}};
+  const Placement pair{{torch::Device(torch::kCUDA, 0), torch::Device(torch::kCUDA, 1)}};
+  const int gpus = cuda_device_count();
+  const SkipCode none = TORCHPLACE_WITH_CUDA ? SkipCode::kNoCudaDevice : SkipCode::kNoCudaBuild;
+  if (gpus == 0) {
+    ASSERT_TRUE(absent(cuda0).has_value());
+    EXPECT_EQ(name_of(absent(cuda0)->code), name_of(none));
+    EXPECT_EQ(name_of(absent(pair)->code), name_of(none));
+  } else if (gpus == 1) {
+    EXPECT_FALSE(absent(cuda0).has_value());
+    EXPECT_EQ(name_of(absent(pair)->code), "too_few_gpus");
+  }
+  EXPECT_FALSE(absent({{torch::Device(torch::kCPU)}}).has_value());
+  EXPECT_EQ(name_of(SkipCode::kDeviceUnusable), "device_unusable");
+}
+
 }  // namespace
 }  // namespace tp

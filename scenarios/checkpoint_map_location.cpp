@@ -161,16 +161,18 @@ tp::Expect expectation(const tp::CellSpec& cell) {
   return tp::Expect::success();  // default_load_with_cuda, map_to_cpu, map_to_model_device
 }
 
-std::optional<std::string> needs(const tp::CellSpec& cell) {
+std::optional<tp::Unmet> needs(const tp::CellSpec& cell) {
   const std::string& kind = cell.axis("case");
   const bool cuda = torch::cuda::is_available();
   if (kind == "default_load_without_cuda" && cuda) {
-    return "needs a LibTorch or host without CUDA: here a plain torch::load succeeds "
-           "(default_load_with_cuda covers it)";
+    return tp::Unmet{tp::SkipCode::kNeedsNoCuda,
+                     "needs a LibTorch or host without CUDA: here a plain torch::load succeeds "
+                     "(default_load_with_cuda covers it)"};
   }
   if (kind == "default_load_with_cuda" && !cuda) {
-    return "needs CUDA: only then does a plain torch::load put the archive on cuda:0 "
-           "(default_load_without_cuda covers this host)";
+    return tp::Unmet{tp::SkipCode::kNeedsCuda,
+                     "needs CUDA: only then does a plain torch::load put the archive on cuda:0 "
+                     "(default_load_without_cuda covers this host)"};
   }
   return std::nullopt;
 }

@@ -149,9 +149,10 @@ tp::Expect expectation(const tp::CellSpec& cell) {
   return tp::Expect::success();
 }
 
-std::optional<std::string> needs(const tp::CellSpec& cell) {
+std::optional<tp::Unmet> needs(const tp::CellSpec& cell) {
   if (cell.axis("case") == "pin_memory_without_cuda" && torch::cuda::is_available()) {
-    return std::string("needs a LibTorch or host without CUDA: here pin_memory() works");
+    return tp::Unmet{tp::SkipCode::kNeedsNoCuda,
+                     "needs a LibTorch or host without CUDA: here pin_memory() works"};
   }
   return std::nullopt;
 }

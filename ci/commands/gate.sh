@@ -33,9 +33,10 @@ cmd_gate() {
     esac
     shift
   done
-  local python
-  python=$(tp_python) || tp_die $TP_GATE_INPUT \
-    "gate: no Python with scipy found; apt-get install python3-scipy python3-matplotlib (or set TORCHPLACE_PYTHON)"
+  local python speed=0
+  [[ -n "$ab_ref" || " ${gate_opts[*]} " == *" --baseline "* ]] && speed=1
+  python=$(gate_python "$speed") || tp_die $TP_GATE_INPUT \
+    "gate: no Python 3 with scipy found (the speed gate needs it); apt-get install python3-scipy (or set TORCHPLACE_PYTHON)"
   if [[ -n "$ab_ref" ]]; then
     out=${out:-$TP_ROOT/out/gate}
     gate_ab "$ab_ref" "$out" "$python" "${ab_opts[@]}"
@@ -47,6 +48,20 @@ cmd_gate() {
   local status=0
   "$python" "$TP_ROOT/ci/gate/gate.py" "${gate_opts[@]}" || status=$?
   return "$status"
+}
+
+# gate_python <needs scipy: 0|1>: the speed gate needs scipy, the behaviour gate only the
+# standard library (a bare GPU runner can still gate behaviour).
+gate_python() {
+  local candidate
+  for candidate in "${TORCHPLACE_PYTHON:-}" /usr/bin/python3 python3; do
+    [[ -n "$candidate" ]] && command -v "$candidate" >/dev/null || continue
+    if (($1 == 0)) || "$candidate" -c "import scipy" 2>/dev/null; then
+      command -v "$candidate"
+      return 0
+    fi
+  done
+  return 1
 }
 
 # gate_ab <base ref> <out dir> <python> [interleave options]: builds both sides, runs them

@@ -14,8 +14,10 @@
 #                    nvidia-cuda-toolkit (~10 GiB root), built and linked, never run
 # Roots live in /var/cache/torchplace/roots (TORCHPLACE_ROOTS or --roots); the mirror is the host's
 # (/etc/apt/sources.list.d/debian.sources) unless TORCHPLACE_MIRROR is set.
-# Exit: 0 all columns built, ran and passed; 1 a column failed to build or run, or a cell failed;
-# 2 --gate found a regression; 3 unknown version, unreachable mirror, no root; 64 bad arguments.
+# Exit: 0 all columns built, ran and passed; 1 a column failed to build or run (its scenario
+# binary crashed, exited with neither 0 nor 1, or left out cells another column has), or a cell
+# failed; 2 --gate found a regression (including any such column, and a cell failing on every
+# version); 3 unknown version, unreachable mirror, no root; 64 bad arguments.
 
 # shellcheck source=../matrix/roots.sh
 source "$TP_ROOT/ci/matrix/roots.sh"
@@ -74,7 +76,9 @@ tp_matrix_finish() { # <out> <gate 0|1> <version=root>...
   "$python" - "$out/matrix.json" <<'PY' || return $TP_EXIT_FAIL
 import json, sys
 matrix = json.load(open(sys.argv[1]))
-bad = [v["version"] + ": " + v["status"] for v in matrix["versions"] if v["status"] != "ok"]
+# run_crashed / run_incomplete (merge.py): the binary crashed, or cells are missing
+bad = [v["version"] + ": " + v["status"] + (f" ({v['problem']})" if v.get("problem") else "")
+       for v in matrix["versions"] if v["status"] != "ok"]
 cuda = matrix.get("cuda_compile")  # --cuda-compile: must build
 if cuda and cuda["status"] != "compiled":
     bad.append(f"CUDA compile-only cell: {cuda['status']} ({cuda.get('first_error') or 'see its build.log'})")

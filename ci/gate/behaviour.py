@@ -10,13 +10,19 @@ last refreshed (`ci/torchplace gate --refresh-expectations RUN_DIR`). The gate f
                         expectation shows up here; refresh the file in the same change if meant)
   harness_fail          the harness marked the cell failed for another reason
   vanished              a committed cell is absent from the run
-  unexplained_skip      a cell skipped without a stated reason
-Cells skipped for a stated reason (device absent) are listed, not compared; new cells are listed.
+  unexplained_skip      a cell skipped without a code from the closed set (skips.SKIP_CODES),
+                        or with one its fingerprint contradicts
+  new_cell_failed       a cell absent from the committed file failed
+  unknown_status        a status other than pass, fail or skip
+Cells skipped for an accepted code are listed, not compared. A cell on cuda:1..N is judged by
+its kind's entry (the cuda:0 one), so a second GPU is never left ungated. New cells are listed.
 """
 import datetime
 import json
 import os
+import re
 
+import skips
 from policy import InputError
 from torchplace_data import load_json, load_results, require, write_atomically
 
@@ -53,6 +59,14 @@ def _cells_by_id(doc, path):
     return cells
 
 
+OTHER_GPU = re.compile(r"/device=cuda:[1-9]\d*$")
+
+
+def kind_id(cell_id):
+    """The committed entry a cell is judged by: cuda:K's kind is its cuda:0 entry."""
+    return OTHER_GPU.sub("/device=cuda:0", cell_id)
+
+
 def _observation_problem(committed, cell):
     """The regression kind and text when the observed outcome breaks the committed one, or None."""
     observed = cell["observed"]
@@ -72,40 +86,56 @@ def _observation_problem(committed, cell):
     return None
 
 
-def _check_cell(committed, cell):
-    """(kind, text) for a regression, ('skipped', reason), or None when the cell is fine."""
+def _check_cell(committed, cell, fingerprint):
+    """(kind, text) for a regression, ('skipped', reason), or None when the cell is fine.
+    committed is None for a new cell: only its status and skip are judged."""
+    if cell["status"] not in ("pass", "fail", "skip"):
+        return "unknown_status", f"status {cell['status']!r}: {cell['reason']}"
+    if cell["status"] == "skip":
+        problem = skips.skip_problem(cell, committed, fingerprint)
+        if problem:
+            return "unexplained_skip", problem
+    if committed is None:
+        return ("new_cell_failed", cell["reason"]) if cell["status"] == "fail" else None
     if _expected(cell) != committed:
         return "expectation_changed", (f"the code expects {_expected(cell)}, the committed file says "
                                        f"{committed}; if intended, refresh: {REFRESH_COMMAND}")
     if cell["status"] == "skip":
-        return ("skipped", cell["reason"]) if cell["reason"].strip() else \
-            ("unexplained_skip", "skipped without a stated reason")
+        return "skipped", f"{cell['reason']} [{cell['skip_code']}]"
     return _observation_problem(committed, cell)
 
 
-def compare(run_dir, expectations_path):
-    """The behaviour section of the verdict; raises InputError on unreadable input."""
+def _regression(cell, committed, problem):
+    return {"id": cell["id"], "kind": problem[0], "detail": problem[1],
+            "expected": committed or _expected(cell), "observed": {
+                "outcome": cell["observed"]["outcome"],
+                "error_class": cell["observed"]["error_class"]}}
+
+
+def compare(run_dir, expectations_path, required=None):
+    """The behaviour section of the verdict; raises InputError on unreadable input or a run on
+    fewer devices than required ({'cuda': N}, from --require-devices)."""
     path = results_path(run_dir)
-    cells = _cells_by_id(load_results(path), path)
+    doc = load_results(path)
+    problem = skips.device_problem(required, doc["fingerprint"], path)
+    if problem:
+        raise InputError(problem)
+    cells = _cells_by_id(doc, path)
     committed = load_expectations(expectations_path)
     section = {"results": path, "expectations": expectations_path, "compared": 0,
                "regressions": [], "skipped": [], "new": []}
     for cell_id, cell in cells.items():
-        if cell_id not in committed:
+        entry = committed.get(cell_id, committed.get(kind_id(cell_id)))
+        if entry is None:
             section["new"].append({"id": cell_id, "expected": _expected(cell),
                                    "observed": cell["observed"]["outcome"]})
-            continue
-        problem = _check_cell(committed[cell_id], cell)
+        problem = _check_cell(entry, cell, doc["fingerprint"])
         if problem and problem[0] == "skipped":
             section["skipped"].append({"id": cell_id, "reason": problem[1]})
             continue
-        section["compared"] += 1
+        section["compared"] += entry is not None
         if problem:
-            section["regressions"].append({
-                "id": cell_id, "kind": problem[0], "detail": problem[1],
-                "expected": committed[cell_id], "observed": {
-                    "outcome": cell["observed"]["outcome"],
-                    "error_class": cell["observed"]["error_class"]}})
+            section["regressions"].append(_regression(cell, entry, problem))
     for cell_id in sorted(set(committed) - set(cells)):
         section["regressions"].append({"id": cell_id, "kind": "vanished",
                                        "detail": "in the committed expectations, absent from the run",
@@ -117,6 +147,18 @@ def regressed(section):
     return bool(section["regressions"])
 
 
+def _kind_entries(cells, path):
+    """One entry per kind: cuda:K cells fold into their cuda:0 entry and must agree with it."""
+    out = {}
+    for cell_id, cell in sorted(cells.items()):
+        key = kind_id(cell_id)
+        if key in out and out[key] != _expected(cell):
+            raise InputError(f"{path}: {cell_id} expects {_expected(cell)}, its kind {key} "
+                             f"expects {out[key]}; one entry per kind cannot hold both")
+        out.setdefault(key, _expected(cell))
+    return out
+
+
 def refresh(run_dir, expectations_path):
     """Rewrites the committed expectations from a run's cells; refuses a run with failed cells."""
     path = results_path(run_dir)
@@ -125,12 +167,12 @@ def refresh(run_dir, expectations_path):
     if failed:
         raise InputError(f"{path}: {len(failed)} cell(s) failed (first: {failed[0]}); fix them "
                          "before refreshing the expectations")
-    cells = _cells_by_id(doc, path)
+    entries = _kind_entries(_cells_by_id(doc, path), path)
     out = {"schema": EXPECTATIONS_SCHEMA,
            "refresh": REFRESH_COMMAND,
            "generated": {"at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                          "libtorch_version": doc["fingerprint"].get("libtorch_version"),
-                         "os": doc["fingerprint"].get("os"), "cells": len(cells)},
-           "cells": {cell_id: _expected(cell) for cell_id, cell in sorted(cells.items())}}
+                         "os": doc["fingerprint"].get("os"), "cells": len(entries)},
+           "cells": entries}
     write_atomically(expectations_path, json.dumps(out, indent=1) + "\n")
-    return len(cells)
+    return len(entries)

@@ -2,6 +2,7 @@
 """torchplace gate: the CI regression gate (behaviour and speed), one verdict, one exit code.
 
   gate.py --results RUN_DIR                         behaviour: RUN_DIR/results.json vs expectations
+          [--require-devices cuda=N]                  ... and a run on fewer than N GPUs is exit 3
   gate.py --baseline BASE.json --candidate CAND.json   speed: two Google Benchmark JSON runs
   gate.py --refresh-expectations RUN_DIR            rewrite the committed expectations from a run
 
@@ -18,6 +19,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import behaviour  # noqa: E402
 import report  # noqa: E402
+import skips  # noqa: E402
 import speed  # noqa: E402
 from policy import DEFAULT_POLICY, InputError, load_policy  # noqa: E402
 from torchplace_data import write_atomically  # noqa: E402
@@ -37,6 +39,8 @@ def parse(argv):
     parser.add_argument("--results", metavar="RUN_DIR", help="run folder (or results.json) to gate")
     parser.add_argument("--baseline", metavar="BASE.json", help="baseline Google Benchmark JSON")
     parser.add_argument("--candidate", metavar="CAND.json", help="candidate Google Benchmark JSON")
+    parser.add_argument("--require-devices", metavar="cuda=N",
+                        help="the run must show N CUDA devices in its fingerprint, else exit 3")
     parser.add_argument("--expectations", default=behaviour.DEFAULT_EXPECTATIONS,
                         help="committed expectations (default: %(default)s)")
     parser.add_argument("--policy", default=DEFAULT_POLICY, help="speed policy (default: %(default)s)")
@@ -46,6 +50,8 @@ def parse(argv):
     args = parser.parse_args(argv)
     if bool(args.baseline) != bool(args.candidate):
         raise UsageError("--baseline and --candidate go together")
+    if args.require_devices and not args.results:
+        raise UsageError("--require-devices applies to --results only")
     if not (args.results or args.baseline or args.refresh_expectations):
         raise UsageError("nothing to gate: give --results RUN_DIR and/or --baseline/--candidate")
     return args
@@ -55,7 +61,8 @@ def run_sections(args, verdict):
     """Fills the verdict's behaviour and speed sections; bad input becomes a problem."""
     if args.results:
         try:
-            verdict["behaviour"] = behaviour.compare(args.results, args.expectations)
+            required = args.require_devices and skips.parse_required(args.require_devices)
+            verdict["behaviour"] = behaviour.compare(args.results, args.expectations, required)
         except InputError as error:
             verdict["problems"].append(f"behaviour gate: {error}")
     if args.baseline:

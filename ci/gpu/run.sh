@@ -13,8 +13,11 @@
 # OUT_DIR/run.tar.gz of them all, repacked every minute during the run and after each step, so
 # that a run cut short by a time limit still returns what it had finished. TORCHPLACE_BENCH_REPETITIONS, TORCHPLACE_BENCH_MIN_TIME
 # and TORCHPLACE_BENCH_FILTER are passed on to `ci/torchplace run`.
-# Exit: 0 all passed; 1 a cell, benchmark or test failed; 3 no LibTorch, no CUDA toolkit, or a
-# .deps/ built for a newer libstdc++ than this machine's; 4 the build failed.
+# Then the behaviour gate, requiring TORCHPLACE_REQUIRE_GPUS CUDA devices (default 1) in the run's
+# fingerprint: a run that saw fewer exits 3 rather than passing with its CUDA cells skipped.
+# Exit: 0 all passed; 1 a cell, benchmark or test failed; 2 the behaviour gate found a regression;
+# 3 no LibTorch, no CUDA toolkit, a .deps/ built for a newer libstdc++ than this machine's, or
+# fewer GPUs than required; 4 the build failed.
 set -uo pipefail
 out=${1:?usage: ci/gpu/run.sh OUT_DIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -90,5 +93,11 @@ ctest --test-dir "$TORCHPLACE_BUILD_DIR" -LE bench -j "$(nproc)" --output-junit 
 test_status=$?
 grep -E "tests passed|\(Failed\)|Not Run" "$out/ctest.log" | tail -n 15
 echo "ctest: exit $test_status after ${SECONDS}s"
+# The behaviour gate needs only the standard library: any python3 will do.
+python3 ci/gate/gate.py --results "$out/run" --require-devices "cuda=${TORCHPLACE_REQUIRE_GPUS:-1}" \
+  --out "$out/gate" >"$out/gate.log" 2>&1
+gate_status=$?
+head -n 3 "$out/gate.log"
 pack
-exit $((run_status != 0 ? run_status : test_status))
+((gate_status == 3)) && exit 3
+exit $((run_status != 0 ? run_status : test_status != 0 ? test_status : gate_status))

@@ -4,7 +4,8 @@
 
 Sources, per version column of MATRIX_OUT:
   <version>/messages.json  the message probe's observations (expected class set by the probe)
-  matrix.json              scenario cells that raised an error the scenario expected
+  matrix.json              scenario cells that raised the error the scenario expected and
+                           passed (a failed cell's message is not evidence of its class)
 Entries already in the corpus are kept; an entry is one (version, source, message).
 
 usage: corpus.py MATRIX_OUT [CORPUS_JSON]
@@ -47,7 +48,8 @@ def cell_entries(matrix):
     entries = []
     for cell in matrix["cells"]:
         for version, seen in cell["by_version"].items():
-            if seen.get("observed_outcome") == "error" and seen.get("expected_class"):
+            if (seen.get("status") == "pass" and seen.get("observed_outcome") == "error"
+                    and seen.get("expected_class")):
                 data.require(seen, ("message",), f"matrix.json: {cell['id']} on {version}")
                 entries.append({"version": version, "source": "cell:" + cell["id"],
                                 "message": comparable(seen["message"]),

@@ -6,8 +6,12 @@ that passed on the old version fails on the new one.
 Every cell counts, whatever its variant or expectation: a fix that stops working, and a broken
 variant whose expected error is no longer raised (or raised with another class), are both
 regressions. A new version that did not build or run while the old one did fails the gate as
-well: none of its cells can be said to hold. A cell failing on both versions is a change only if
-its observations differ.
+well: none of its cells can be said to hold.
+
+It fails closed beyond the pairs too:
+  column           any version column that is not "ok": it did not build, its scenario binary
+                   crashed or exited with neither 0 nor 1, or it lacks cells another column has
+  every_version    a cell that failed on every version that ran it (nothing ever held)
 
 usage: gate.py MATRIX_JSON [--out VERDICT_JSON]
 exit: 0 no cell regressed, 2 a cell regressed, 3 unreadable or malformed input
@@ -50,15 +54,35 @@ def compare_pair(matrix, old, new):
     return regressions, changes
 
 
+def column_failures(matrix):
+    return [{"id": f"<{v['version']} column>", "kind": "column", "status": v["status"],
+             "detail": v.get("problem") or v.get("first_error") or ""}
+            for v in matrix["versions"] if v["status"] != "ok"]
+
+
+def failing_everywhere(matrix):
+    """Cells that failed on every version that ran them (a column that did not run gives its
+    cells its own status, build_failed or run_failed, and is not counted)."""
+    found = []
+    for cell in matrix["cells"]:
+        seen = {v: e for v, e in cell["by_version"].items() if e["status"] in ("pass", "fail", "skip")}
+        if seen and all(e["status"] == "fail" for e in seen.values()):
+            found.append({"id": cell["id"], "kind": "every_version", "status": "fail",
+                          "detail": f"fails on {', '.join(seen)}: "
+                                    + _short(next(iter(seen.values())).get("reason", ""))})
+    return found
+
+
 def gate(matrix):
     ordered = [v["version"] for v in matrix["versions"]]
     pairs = []
     for old, new in zip(ordered, ordered[1:]):
         regressions, changes = compare_pair(matrix, old, new)
         pairs.append({"old": old, "new": new, "regressions": regressions, "changes": changes})
-    failed = any(pair["regressions"] for pair in pairs)
+    failures = column_failures(matrix) + failing_everywhere(matrix)
+    failed = bool(failures) or any(pair["regressions"] for pair in pairs)
     return {"schema": "torchplace.matrix_gate/1", "verdict": "fail" if failed else "pass",
-            "pairs": pairs}
+            "failures": failures, "pairs": pairs}
 
 
 def _short(text, limit=160):
@@ -78,6 +102,9 @@ def print_verdict(verdict, stream):
             print(f"  changed {item['kind']} of {item['id']}: {_short(item['old'])!r} -> "
                   f"{_short(item['new'])!r}",
                   file=stream)
+    for item in verdict["failures"]:
+        print(f"  FAILED ({item['kind']}) {item['id']}: {item['status']} {item['detail']}".rstrip(),
+              file=stream)
     print(f"matrix gate: {verdict['verdict']}", file=stream)
 
 

@@ -2,6 +2,11 @@
 """Merges the version matrix's columns (OUT/<version>/, written by build_and_run.sh) into
 OUT/matrix.json (schema torchplace.matrix/1) and a plain-text summary OUT/matrix.md.
 
+A column's status is build_and_run.sh's (ok, build_failed, run_failed, compiled), made stricter
+here: an "ok" column whose scenario binary exited with neither 0 nor 1 (a crash, a signal; or no
+scenarios_exit at all) is "run_crashed", and one that lacks cells another column has is
+"run_incomplete". Both keep their results, so the cells they did finish still show.
+
 usage: merge.py OUT VERSION=ROOT [VERSION=ROOT ...]   (oldest version first)
 exit: 0 written, 2 bad arguments, 3 a column's results.json unreadable or malformed
 """
@@ -74,6 +79,8 @@ def load_column(out_dir, version, root):
     results = None
     if status == "ok":
         results = load_column_results(results_path)
+        if env.get("scenarios_exit") not in (0, 1):  # 0 all passed, 1 a cell failed
+            status = "run_crashed"
     entry = {
         "version": version,
         "root": root,
@@ -85,11 +92,34 @@ def load_column(out_dir, version, root):
         "timings_s": {key: env[key] for key in ("root", "install", "build", "run") if key in env},
         "root_cached": bool(env.get("root_cached", 0)),
         "scenarios_exit": env.get("scenarios_exit"),
+        "problem": crash_problem(env) if status == "run_crashed" else None,
         "bench": env.get("bench", "absent"),
     }
     if env.get("bench") == "absent":
         entry["bench_note"] = "torchplace_bench not built in this tree: benchmark pass skipped"
     return entry, results
+
+
+def crash_problem(env):
+    code = env.get("scenarios_exit")
+    if code is None:
+        return "timings.env has no scenarios_exit: the scenario binary's exit is unknown"
+    return (f"the scenario binary exited {code:g} (0 and 1 are its only verdicts; "
+            f"{code - 128:g} would be the signal)" if code > 128 else
+            f"the scenario binary exited {code:g} (0 and 1 are its only verdicts)")
+
+
+def mark_incomplete(columns):
+    """A column that ran but lacks cells another column has: status run_incomplete."""
+    ran = [(entry, results) for entry, results in columns if results is not None]
+    every = set().union(*({c["id"] for c in results["cells"]} for _, results in ran)) if ran else set()
+    for entry, results in ran:
+        missing = sorted(every - {c["id"] for c in results["cells"]})
+        if missing:
+            entry["status"] = "run_incomplete" if entry["status"] == "ok" else entry["status"]
+            entry["missing_cells"] = missing
+            entry["problem"] = entry["problem"] or (
+                f"{len(missing)} cell(s) another column has are absent (first: {missing[0]})")
 
 
 def load_column_results(path):
@@ -152,6 +182,7 @@ def differences(cells, ran_versions):
 
 def merge(out_dir, version_roots):
     columns = [load_column(out_dir, version, root) for version, root in version_roots]
+    mark_incomplete(columns)
     cells = merge_cells(columns)
     ran = [entry["version"] for entry, results in columns if results is not None]
     matrix = {"schema": SCHEMA, "versions": [entry for entry, _ in columns], "cells": cells,

@@ -15,6 +15,7 @@ import random
 import statistics
 
 import make_speed_adversarial
+from behaviour_fixtures import behaviour_fixtures
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 REPS = 12
@@ -137,82 +138,6 @@ def speed_fixtures():
         "other_tool.json": {"benchmarks": [{"name": "x", "gpu_time": 1.0}]},
         "many_base.json": many_doc(10),
         "many_slower.json": many_doc(11, {"cpu_copy/path:memcpy/bytes:1048576": 1.3}),
-    }
-
-
-FINGERPRINT = {"libtorch_version": "2.5.1", "cuda": {"built_with_cuda": True, "available": True,
-               "device_count": 1, "runtime_version": "12.4", "cudnn_version": "90100",
-               "driver": "560.35.03", "gpus": [{"index": 0, "name": "NVIDIA H200",
-               "total_memory_bytes": 150000000000, "compute_capability": "9.0"}]},
-               "compiler": "gcc 12.2.0", "cxx_standard": 201703, "cpu_model": "x", "cpu_cores": 16,
-               "torch_threads": 16, "os": "Debian GNU/Linux 12 (bookworm)"}
-MISMATCH = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
-
-
-def cell(cell_id, expected_class=None, observed_class=None, status="pass", reason=""):
-    """A results.json cell; a class means 'error' with that class, None means success."""
-    scenario, *parts = cell_id.split("/")
-    axes = dict(part.split("=", 1) for part in parts[:-1])
-    outcome = lambda cls: "error" if cls else "success"  # noqa: E731
-    observed = {"outcome": outcome(observed_class), "error_class": observed_class,
-                "message": MISMATCH if observed_class else ""}
-    if status == "skip":
-        observed = {"outcome": "not_run", "error_class": None, "message": ""}
-    return {"id": cell_id, "scenario": scenario, "axes": axes, "device": parts[-1].split("=")[1],
-            "expected": {"outcome": outcome(expected_class), "error_class": expected_class, "note": ""},
-            "observed": observed, "status": status, "reason": reason, "duration_ms": 3.0,
-            "metrics": {}, "notes": []}
-
-
-BROKEN = "forgotten_labels/loss=nll/variant=broken/device=cuda:0"
-FIXED = "forgotten_labels/loss=nll/variant=manual_to/device=cuda:0"
-PAIR = "cross_device/variant=broken/devices=cuda:0+cuda:1"
-
-
-def good_cells():
-    return [cell("forgotten_labels/loss=nll/variant=broken/device=cpu"),
-            cell(BROKEN, "DeviceMismatch", "DeviceMismatch"), cell(FIXED),
-            cell("cpu_indices/op=embedding/variant=broken/device=cuda:0", "DeviceMismatch",
-                 "DeviceMismatch"),
-            cell(PAIR, "DeviceMismatch", status="skip", reason="device absent: needs 2 GPUs, found 1")]
-
-
-def results(change=None):
-    """A results document; change(cells) edits the cell list."""
-    cells = good_cells()
-    if change:
-        change(cells)
-    return {"schema": "torchplace.results/1", "fingerprint": FINGERPRINT, "cells": cells}
-
-
-def replace(cell_id, new_cell):
-    def change(cells):
-        cells[[c["id"] for c in cells].index(cell_id)] = new_cell
-    return change
-
-
-def behaviour_fixtures():
-    expectations = {"schema": "torchplace.expectations/1", "refresh": "fixture",
-                    "cells": {c["id"]: {"outcome": c["expected"]["outcome"],
-                                        "error_class": c["expected"]["error_class"]}
-                              for c in good_cells()}}
-    unexplained = cell(PAIR, "DeviceMismatch", status="skip", reason="")
-    new_cell = cell("cpu_indices/op=index_select/variant=broken/device=cuda:0", "DeviceMismatch",
-                    "DeviceMismatch")
-    return {
-        "expectations.json": expectations,
-        "results_ok/results.json": results(),
-        "results_stopped_raising/results.json": results(replace(
-            BROKEN, cell(BROKEN, "DeviceMismatch", None, "fail", "expected DeviceMismatch"))),
-        "results_weakened/results.json": results(replace(BROKEN, cell(BROKEN))),
-        "results_class_changed/results.json": results(replace(
-            BROKEN, cell(BROKEN, "DeviceMismatch", "Unclassified", "fail", "class differs"))),
-        "results_started_failing/results.json": results(replace(
-            FIXED, cell(FIXED, None, "DeviceMismatch", "fail", "raised"))),
-        "results_vanished/results.json": results(lambda cells: cells.pop(1)),
-        "results_new_cell/results.json": results(lambda cells: cells.append(new_cell)),
-        "results_unexplained_skip/results.json": results(replace(PAIR, unexplained)),
-        "results_bad_schema/results.json": dict(results(), schema="torchplace.results/0"),
     }
 
 

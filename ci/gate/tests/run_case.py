@@ -24,7 +24,8 @@ def load_case(name):
 
 
 def gate_args(case, out_dir):
-    args = [arg if arg.startswith("--") else os.path.join(FIXTURES, arg) for arg in case["args"]]
+    args = [arg if arg.startswith("--") or "=" in arg else os.path.join(FIXTURES, arg)
+            for arg in case["args"]]
     if "--baseline" in args and "--policy" not in args:
         args += ["--policy", os.path.join(FIXTURES, "speed", "policy.json")]
     return args + ([] if case.get("no_report") else ["--out", out_dir])
@@ -47,6 +48,9 @@ def report_failures(case, verdict):
                                          ("new_cells", "behaviour", "new", "id")):
         listed = [row[field] for row in (verdict[section] or {}).get(listing, [])]
         failures += [f"{key}: {name} not listed" for name in case.get(key, []) if name not in listed]
+    if "compared" in case and (verdict["behaviour"] or {}).get("compared") != case["compared"]:
+        failures.append(f"compared {(verdict['behaviour'] or {}).get('compared')} cells, "
+                        f"expected {case['compared']}")
     problem = case.get("problem")  # text, or a list of texts that one problem must all hold
     wanted = [problem] if isinstance(problem, str) else problem or []
     if wanted and not any(all(w in text for w in wanted) for text in verdict["problems"]):

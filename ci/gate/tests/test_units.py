@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 import behaviour  # noqa: E402
 import interleave  # noqa: E402
 import report  # noqa: E402
+import skips  # noqa: E402
 import speed  # noqa: E402
 from policy import InputError, Policy, load_policy  # noqa: E402
 
@@ -188,10 +189,41 @@ class RefreshTest(unittest.TestCase):
         self.assertEqual(behaviour.load_expectations(target), behaviour.load_expectations(
             os.path.join(FIXTURES, "behaviour", "expectations.json")))
 
+    def test_refresh_folds_a_second_gpu_into_its_kind(self):
+        scratch = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, scratch)
+        target = os.path.join(scratch, "expectations.json")
+        behaviour.refresh(os.path.join(FIXTURES, "behaviour", "results_second_gpu_ok"), target)
+        cells = behaviour.load_expectations(target)
+        self.assertFalse([cell_id for cell_id in cells if "device=cuda:1" in cell_id])
+        self.assertIn("forgotten_labels/loss=nll/variant=manual_to/device=cuda:0", cells)
+
     def test_refresh_refuses_a_failing_run(self):
         with self.assertRaises(InputError):
             behaviour.refresh(os.path.join(FIXTURES, "behaviour", "results_stopped_raising"),
                               os.path.join(tempfile.gettempdir(), "never-written.json"))
+
+
+class SkipCodeTest(unittest.TestCase):
+    ROOT = os.path.join(HERE, "..", "..", "..", "harness")
+
+    def read(self, name):
+        with open(os.path.join(self.ROOT, name), encoding="utf-8") as handle:
+            return handle.read()
+
+    def test_the_closed_set_is_the_harness_codes(self):
+        import re
+        declared = set(re.findall(r'// "(\w+)":', self.read("skip_code.h")))
+        written = set(re.findall(r'return "(\w+)";', self.read("devices.cpp")))
+        self.assertEqual(declared, set(skips.SKIP_CODES) | set(skips.NOT_ACCEPTED) - {"unlisted"})
+        self.assertEqual(written, declared | {"unlisted"})
+        self.assertFalse(set(skips.SKIP_CODES) & set(skips.NOT_ACCEPTED))
+
+    def test_kind_of_a_second_gpu_is_cuda0(self):
+        self.assertEqual(behaviour.kind_id("s/v=a/device=cuda:3"), "s/v=a/device=cuda:0")
+        self.assertEqual(behaviour.kind_id("s/v=a/device=cuda:10"), "s/v=a/device=cuda:0")
+        self.assertEqual(behaviour.kind_id("m/v=a/devices=cuda:0+cuda:1"), "m/v=a/devices=cuda:0+cuda:1")
+        self.assertEqual(behaviour.kind_id("s/v=a/device=cpu"), "s/v=a/device=cpu")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,8 @@ def cell(cell_id, status="pass", outcome="success", error_class=None, message=""
             "status": status, "reason": "" if status == "pass" else "loss did not fall"}
 
 
-def write_column(out, version, status, cells=(), build_log="", timings="build=10\nrun=2\n"):
+def write_column(out, version, status, cells=(), build_log="",
+                 timings="build=10\nscenarios_exit=0\nrun=2\n"):
     column = os.path.join(out, version)
     os.makedirs(column)
     with open(os.path.join(column, "status"), "w") as handle:
@@ -110,6 +111,28 @@ class MergeTest(unittest.TestCase):
                       run.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.out, "matrix.json")))
 
+    def test_crashed_scenario_binary_makes_the_column_not_ok(self):
+        for code, words in (("139", "11 would be the signal"), ("3", "exited 3"), (None, "no scenarios_exit")):
+            with self.subTest(scenarios_exit=code), tempfile.TemporaryDirectory() as out:
+                timings = "build=10\n" + (f"scenarios_exit={code}\n" if code else "")
+                write_column(out, "1.13.1", "ok", [cell(FIX)], timings=timings)
+                column = merge.merge(out, [("1.13.1", "host-bookworm")])["versions"][0]
+                self.assertEqual(column["status"], "run_crashed")
+                self.assertIn(words, column["problem"])
+                self.assertEqual(merge.merge(out, [("1.13.1", "h")])["cells"][0]["id"], FIX)
+
+    def test_scenario_exit_1_is_a_verdict_not_a_crash(self):
+        write_column(self.out, "1.13.1", "ok", [cell(FIX, status="fail")],
+                     timings="scenarios_exit=1\n")
+        self.assertEqual(merge.merge(self.out, [("1.13.1", "h")])["versions"][0]["status"], "ok")
+
+    def test_column_lacking_cells_of_another_is_incomplete(self):
+        write_column(self.out, "1.13.1", "ok", [cell(FIX), cell(PLAIN)])
+        write_column(self.out, "2.14.1", "ok", [cell(FIX)])
+        versions = merge.merge(self.out, [("1.13.1", "h"), ("2.14.1", "sid")])["versions"]
+        self.assertEqual([v["status"] for v in versions], ["ok", "run_incomplete"])
+        self.assertEqual(versions[1]["missing_cells"], [PLAIN])
+
     def test_command_line_writes_matrix_json_and_md(self):
         text = "expected all tensors on the same device — cuda:0 and cpu"  # kept as UTF-8
         write_column(self.out, "1.13.1", "ok",
@@ -172,9 +195,30 @@ class GateTest(unittest.TestCase):
         self.assertEqual(verdict["verdict"], "fail")
         self.assertEqual(verdict["pairs"][0]["regressions"][0]["detail"], "x.cpp:1: error: boom")
 
-    def test_fix_failing_on_both_is_not_a_regression(self):
-        verdict = gate.gate(self.matrix([cell(FIX, status="fail")], [cell(FIX, status="fail")]))
-        self.assertEqual(verdict["verdict"], "pass")
+    def test_cell_failing_on_every_version_fails_the_gate(self):
+        verdict = gate.gate(self.matrix([cell(FIX, status="fail"), cell(PLAIN)],
+                                        [cell(FIX, status="fail"), cell(PLAIN)]))
+        self.assertEqual(verdict["verdict"], "fail")
+        self.assertEqual([(f["kind"], f["id"]) for f in verdict["failures"]],
+                         [("every_version", FIX)])
+
+    def test_cell_failing_on_the_only_version_fails_the_gate(self):
+        write_column(self.out, "2.14.1", "ok", [cell(FIX, status="fail")])
+        verdict = gate.gate(merge.merge(self.out, [("2.14.1", "sid")]))
+        self.assertEqual(verdict["verdict"], "fail")
+
+    def test_crashed_old_column_fails_the_gate(self):
+        write_column(self.out, "1.13.1", "ok", [cell(FIX)], timings="scenarios_exit=134\n")
+        write_column(self.out, "2.14.1", "ok", [cell(FIX)])
+        verdict = gate.gate(merge.merge(self.out, [("1.13.1", "h"), ("2.14.1", "sid")]))
+        self.assertEqual(verdict["verdict"], "fail")
+        self.assertEqual([(f["kind"], f["status"]) for f in verdict["failures"]],
+                         [("column", "run_crashed")])
+
+    def test_new_column_lacking_cells_fails_the_gate(self):
+        verdict = gate.gate(self.matrix([cell(FIX), cell(PLAIN)], [cell(FIX)]))
+        self.assertEqual(verdict["verdict"], "fail")
+        self.assertEqual([f["status"] for f in verdict["failures"]], ["run_incomplete"])
 
     def test_command_line_exit_codes(self):
         matrix = self.matrix([cell(FIX)], [cell(FIX, status="fail")])
@@ -234,6 +278,18 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual([(e["source"], e["message"]) for e in entries],
                          [("cell:" + BROKEN, "two devices — <tmp>/a.pt"),
                           ("probe:p", "no file")])
+
+    def test_only_cells_that_passed_are_folded(self):
+        wrong = "mat1 and mat2 shapes cannot be multiplied (4x8 and 16x2)"
+        write_column(self.out, "2.14.1", "ok",
+                     [cell(BROKEN, "fail", "error", "Unclassified", wrong, "error", "DeviceMismatch")])
+        matrix = merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")])
+        with open(os.path.join(self.out, "matrix.json"), "w") as handle:
+            json.dump(matrix, handle)
+        self.assertEqual(corpus.main(["corpus.py", self.out, self.corpus]), 0)
+        with open(self.corpus, encoding="utf-8") as handle:
+            entries = json.load(handle)["entries"]
+        self.assertEqual([e["version"] for e in entries], ["1.13.1"])
 
     def test_malformed_probe_output_exits_3_and_keeps_the_corpus(self):
         with open(self.corpus, "w") as handle:

@@ -1,0 +1,28 @@
+// Why a cell does not run here, from a closed set. results.json writes it as "skip_code"; the
+// behaviour gate (ci/gate/behaviour.py, SKIP_CODES) accepts a committed cell skipped only for a
+// code it lists. A skip that the harness did not code (a GTEST_SKIP in a body) is "unlisted".
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace tp {
+
+enum class SkipCode {
+  kNoCudaBuild,     // "no_cuda_build": the cell needs CUDA, this LibTorch is built without it
+  kNoCudaDevice,    // "no_cuda_device": a CUDA LibTorch, but no CUDA device on this host
+  kTooFewGpus,      // "too_few_gpus": the cell needs cuda:N, the host has N or fewer GPUs
+  kNeedsCuda,       // "needs_cuda": a cpu cell whose check needs a CUDA LibTorch and device
+  kNeedsNoCuda,     // "needs_no_cuda": a check that needs a LibTorch or host without CUDA
+  kOtherCell,       // "covered_by_other_cell": the expectation itself says skip (Expect::skip)
+  kDeviceUnusable,  // "device_unusable": a sticky CUDA error in an earlier cell broke the device
+};
+
+std::string_view name_of(SkipCode code);
+
+// An unmet need: its code, and the reason in words.
+struct Unmet {
+  SkipCode code;
+  std::string why;
+};
+
+}  // namespace tp
