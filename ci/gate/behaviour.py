@@ -11,6 +11,8 @@ last refreshed (`ci/torchplace gate --refresh-expectations RUN_DIR`). The gate f
   harness_fail          the harness marked the cell failed for another reason
   vanished              a committed cell is absent from the run
   unexplained_skip      a cell skipped without a stated reason
+  race_not_shown        a race control that never went wrong, or a fixed variant whose copy was
+                        never in flight: the cell ran but proved nothing (see "Outcome categories")
 Cells skipped for a stated reason (device absent) are listed, not compared; new cells are listed.
 """
 import datetime
@@ -18,15 +20,43 @@ import json
 import os
 
 from policy import InputError
-from torchplace_data import load_json, load_results, require, write_atomically
+from torchplace_data import CATEGORIES, load_json, load_results, require, write_atomically
 
 EXPECTATIONS_SCHEMA = "torchplace.expectations/1"
 DEFAULT_EXPECTATIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expectations.json")
 REFRESH_COMMAND = "ci/torchplace gate --refresh-expectations RUN_DIR"
 
 
+# --- Outcome categories (issue 13, item 2) ------------------------------------------------------
+# The committed expectation holds each cell's expected category as well (passed, expected_error,
+# ran_unexercised, latent_unexercised, race_shown, skipped): a cell moved from proving its claim to
+# "ran_unexercised" is a changed expectation, and a run's observed category must be evidence
+# wherever the committed one is.
+EXPECTED_FIELDS = ("outcome", "error_class", "category")
+
+
 def _expected(cell):
-    return {"outcome": cell["expected"]["outcome"], "error_class": cell["expected"]["error_class"]}
+    expected = cell["expected"]
+    return {"outcome": expected["outcome"], "error_class": expected["error_class"],
+            "category": expected["category"]}
+
+
+def _category_problem(committed, cell):
+    """('race_not_shown', text) when a cell committed as evidence ran without proving it."""
+    if cell["category"] != "race_not_shown":
+        return None
+    return "race_not_shown", (f"committed as {committed['category']}, the cell ran without "
+                              f"showing its race: {'; '.join(cell.get('notes', []))}")
+
+
+def _category_counts(cells):
+    """{category: cells} of the run, evidence first: what its green marks rest on."""
+    counts = {}
+    for cell in cells.values():
+        counts[cell["category"]] = counts.get(cell["category"], 0) + 1
+    order = list(CATEGORIES)
+    return dict(sorted(counts.items(), key=lambda item: order.index(item[0])))
+# --- end of outcome categories ------------------------------------------------------------------
 
 
 def load_expectations(path):
@@ -35,7 +65,7 @@ def load_expectations(path):
     if doc["schema"] != EXPECTATIONS_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {EXPECTATIONS_SCHEMA!r}")
     for cell_id, expected in doc["cells"].items():
-        require(expected, ("outcome", "error_class"), f"{path}: cells[{cell_id!r}]")
+        require(expected, EXPECTED_FIELDS, f"{path}: cells[{cell_id!r}]")
     return doc["cells"]
 
 
@@ -69,7 +99,7 @@ def _observation_problem(committed, cell):
         return "outcome_changed", f"committed as skipped, the cell ran ({observed['outcome']})"
     if cell["status"] == "fail":
         return "harness_fail", cell["reason"]
-    return None
+    return _category_problem(committed, cell)
 
 
 def _check_cell(committed, cell):
@@ -89,11 +119,12 @@ def compare(run_dir, expectations_path):
     cells = _cells_by_id(load_results(path), path)
     committed = load_expectations(expectations_path)
     section = {"results": path, "expectations": expectations_path, "compared": 0,
-               "regressions": [], "skipped": [], "new": []}
+               "regressions": [], "skipped": [], "new": [], "categories": _category_counts(cells)}
     for cell_id, cell in cells.items():
         if cell_id not in committed:
             section["new"].append({"id": cell_id, "expected": _expected(cell),
-                                   "observed": cell["observed"]["outcome"]})
+                                   "observed": cell["observed"]["outcome"],
+                                   "category": cell["category"]})
             continue
         problem = _check_cell(committed[cell_id], cell)
         if problem and problem[0] == "skipped":
@@ -105,7 +136,8 @@ def compare(run_dir, expectations_path):
                 "id": cell_id, "kind": problem[0], "detail": problem[1],
                 "expected": committed[cell_id], "observed": {
                     "outcome": cell["observed"]["outcome"],
-                    "error_class": cell["observed"]["error_class"]}})
+                    "error_class": cell["observed"]["error_class"],
+                    "category": cell["category"]}})
     for cell_id in sorted(set(committed) - set(cells)):
         section["regressions"].append({"id": cell_id, "kind": "vanished",
                                        "detail": "in the committed expectations, absent from the run",
