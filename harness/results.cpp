@@ -15,6 +15,14 @@ CellRecord& ResultLog::begin(const CellSpec& spec, const Expect& expected) {
   return *current_;
 }
 
+std::string CellRecord::category() const {
+  if (status == "skip") return "skipped";
+  if (status != "pass") return "failed";  // "fail", or a cell that never finished
+  if (observed_outcome == "error") return "expected_error";
+  if (race_not_shown) return "race_not_shown";
+  return expected_category(expected);
+}
+
 namespace {
 
 nlohmann::ordered_json expected_json(const Expect& expect) {
@@ -25,6 +33,7 @@ nlohmann::ordered_json expected_json(const Expect& expect) {
                            : nlohmann::ordered_json(nullptr);
   out["note"] = expect.note;
   out["latent"] = expect.latent;
+  out["category"] = expected_category(expect);
   return out;
 }
 
@@ -51,6 +60,8 @@ nlohmann::ordered_json to_json(const CellRecord& record) {
           {"expected", expected_json(record.expected)},
           {"observed", observed},
           {"status", record.status},
+          {"category", record.category()},
+          {"category_label", category_label(record.category())},
           {"reason", record.reason},
           {"skip_code", skip_code_json(record)},
           {"duration_ms", record.duration_ms},

@@ -28,6 +28,10 @@ struct CellRecord {
   double duration_ms = 0;
   std::map<std::string, double> metrics;
   std::vector<std::string> notes;
+  bool race_not_shown = false;  // set by Cell::race_not_shown
+
+  // The outcome category (scenario.h): the status first, then the expectation and the body.
+  std::string category() const;
 };
 
 class ResultLog {

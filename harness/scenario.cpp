@@ -41,6 +41,43 @@ Expect cross_device_mistake(const CellSpec& cell, const std::string& why_latent_
   return Expect::error(ErrorClass::kDeviceMismatch);
 }
 
+Expect cross_device_fix(const CellSpec& cell, const std::string& why_latent_on_cpu) {
+  if (!cross_device_mistake(cell, why_latent_on_cpu).latent) return Expect::success();
+  return Expect::unexercised("placement not exercised on the CPU: " + why_latent_on_cpu);
+}
+
+const char* expected_category(const Expect& expect) {
+  switch (expect.outcome) {
+    case Expect::Outcome::kError: return "expected_error";
+    case Expect::Outcome::kSkip: return "skipped";
+    case Expect::Outcome::kSuccess: break;
+  }
+  if (expect.latent) return "latent_unexercised";
+  if (expect.proves == Expect::Proves::kNothingHere) return "ran_unexercised";
+  if (expect.proves == Expect::Proves::kRace) return "race_shown";
+  return "passed";
+}
+
+const char* category_label(const std::string& category) {
+  static const std::map<std::string, const char*> labels = {
+      {"passed", "passed"},
+      {"expected_error", "expected error"},
+      {"ran_unexercised", "ran (placement not exercised)"},
+      {"latent_unexercised", "latent (mistake cannot show here)"},
+      {"race_shown", "race shown"},
+      {"race_not_shown", "race not shown"},
+      {"skipped", "skipped"},
+      {"failed", "failed"}};
+  const auto found = labels.find(category);
+  if (found == labels.end()) throw std::invalid_argument("no outcome category '" + category + "'");
+  return found->second;
+}
+
+void Cell::race_not_shown(const std::string& why) {
+  record_.race_not_shown = true;
+  record_.notes.push_back("race not shown: " + why);
+}
+
 void Cell::metric(const std::string& name, double value) { record_.metrics[name] = value; }
 void Cell::note(const std::string& text) { record_.notes.push_back(text); }
 

@@ -26,22 +26,48 @@
 namespace tp {
 
 // What a cell must do: raise an error of a class, succeed, or not run here (with the reason).
+// A success also says what it proves (see Category): a fix whose mistake cannot show on this
+// cell's device proves only that the code runs, and a race control must show its race.
 struct Expect {
   enum class Outcome { kSuccess, kError, kSkip };
+  enum class Proves { kClaim, kNothingHere, kRace };  // success: its claim; only that it runs; a race
   Outcome outcome = Outcome::kSuccess;
   ErrorClass error_class = ErrorClass::kUnclassified;
-  std::string note;     // why: the skip reason, or why a mistake stays latent
+  std::string note;     // why: the skip reason, why a mistake stays latent or a fix unexercised
   bool latent = false;  // a mistake that cannot show here: it runs and must match the reference
+  Proves proves = Proves::kClaim;
 
   static Expect success(std::string note = {}) { return {Outcome::kSuccess, {}, std::move(note)}; }
   static Expect latent_mistake(std::string why) {
-    return {Outcome::kSuccess, {}, std::move(why), true};
+    return {Outcome::kSuccess, {}, std::move(why), true, Proves::kNothingHere};
+  }
+  // A fix that runs where its mistake cannot show: green here is no evidence that it works.
+  static Expect unexercised(std::string why) {
+    return {Outcome::kSuccess, {}, std::move(why), false, Proves::kNothingHere};
+  }
+  // An unsynchronised control: it must show its race (Cell::race_not_shown says when it did not).
+  static Expect race_control(std::string note) {
+    return {Outcome::kSuccess, {}, std::move(note), false, Proves::kRace};
   }
   static Expect error(ErrorClass error_class, std::string note = {}) {
     return {Outcome::kError, error_class, std::move(note)};
   }
   static Expect skip(std::string reason) { return {Outcome::kSkip, {}, std::move(reason)}; }
 };
+
+// The outcome category of a cell, its machine value in results.json "category" and its label:
+//   passed              "passed"                             ran and proved its claim
+//   expected_error      "expected error"                     the broken variant raised its class
+//   ran_unexercised     "ran (placement not exercised)"      a fix ran where its mistake is latent
+//   latent_unexercised  "latent (mistake cannot show here)"  a broken variant ran, as expected here
+//   race_shown          "race shown"                         an unsynchronised control went wrong
+//   race_not_shown      "race not shown"                     a race control, or its fixed pair,
+//                                                            where the copy was never in flight
+//   skipped / failed    "skipped" / "failed"
+// expected_category() is what the expectation promises; the record's category adds the status
+// and what the body reported.
+const char* expected_category(const Expect& expect);
+const char* category_label(const std::string& category);
 
 using AxisValues = std::vector<std::pair<std::string, std::string>>;  // in declaration order
 
@@ -67,6 +93,9 @@ class CellSpec {
 // A tensor left on the CPU by mistake: DeviceMismatch on a device cell; on the CPU cell all
 // tensors already share one device, so the mistake is latent ("latent on the CPU: <why>").
 Expect cross_device_mistake(const CellSpec& cell, const std::string& why_latent_on_cpu);
+// The fix of such a mistake: where the mistake is latent it only runs ("ran_unexercised"),
+// where the mistake shows it must succeed and proves the fix ("passed").
+Expect cross_device_fix(const CellSpec& cell, const std::string& why_latent_on_cpu);
 
 struct CellRecord;
 
@@ -76,6 +105,9 @@ class Cell : public CellSpec {
   Cell(const CellSpec& spec, CellRecord& record) : CellSpec(spec), record_(record) {}
   void metric(const std::string& name, double value);
   void note(const std::string& text);
+  // The race this cell exists to show did not happen (or its copy was never in flight): the
+  // cell is reported "race_not_shown", never as passed. Kept as a note too.
+  void race_not_shown(const std::string& why);
 
  private:
   CellRecord& record_;

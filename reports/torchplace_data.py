@@ -61,7 +61,31 @@ def require_objects(mapping, key, where):
     return items
 
 
-CELL_FIELDS = ("id", "scenario", "axes", "device", "expected", "observed", "status", "reason")
+CELL_FIELDS = ("id", "scenario", "axes", "device", "expected", "observed", "status", "reason",
+               "category")
+
+# Outcome categories of a cell (harness/scenario.h), machine value -> label. Only EVIDENCE is
+# green: a cell there proved its claim. The others ran without proving it, or did not run.
+CATEGORIES = {
+    "passed": "passed",
+    "expected_error": "expected error",
+    "race_shown": "race shown",
+    "ran_unexercised": "ran (placement not exercised)",
+    "latent_unexercised": "latent (mistake cannot show here)",
+    "race_not_shown": "race not shown",
+    "skipped": "skipped",
+    "failed": "failed",
+}
+EVIDENCE = ("passed", "expected_error", "race_shown")
+NOT_RUN = "not_run"  # matrix only: the column's build or run did not get to the cell
+
+
+def check_category(category, where, allowed=CATEGORIES):
+    if category not in allowed:
+        raise InputError(f"{where}: unknown outcome category {category!r} (known: "
+                         f"{', '.join(allowed)}); results written before categories existed "
+                         "must be produced again")
+    return category
 
 
 def load_results(path):
@@ -71,13 +95,17 @@ def load_results(path):
     if doc["schema"] != RESULTS_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {RESULTS_SCHEMA!r}")
     for index, cell in enumerate(require_objects(doc, "cells", path)):
-        require(cell, CELL_FIELDS, f"{path}: cells[{index}]")
+        where = f"{path}: cells[{index}]"
+        require(cell, CELL_FIELDS, where)
+        check_category(cell["category"], where)
+        require(cell["expected"], ("category",), f"{where}.expected")
+        check_category(cell["expected"]["category"], f"{where}.expected")
     return doc
 
 
 MATRIX_VERSION_FIELDS = ("version", "status")
 MATRIX_CELL_FIELDS = ("id", "scenario", "axes", "device", "by_version")
-BY_VERSION_FIELDS = ("status", "observed_outcome")
+BY_VERSION_FIELDS = ("status", "observed_outcome", "category")
 
 
 def load_matrix(path):
@@ -94,6 +122,8 @@ def load_matrix(path):
         require(cell["by_version"], (), f"{where}.by_version")
         for version, entry in cell["by_version"].items():
             require(entry, BY_VERSION_FIELDS, f"{where}.by_version[{version!r}]")
+            check_category(entry["category"], f"{where}.by_version[{version!r}]",
+                           {**CATEGORIES, NOT_RUN: "not run"})
     return doc
 
 

@@ -4,7 +4,13 @@
 //   variant=grad_scaler     the fix: everything on the device, autocast (bf16 on the CPU, fp16
 //                           on CUDA), loss scaling with tp::fixes::GradScaler; autocast outputs
 //                           are in the low dtype on the cell's device, the first loss is close to
-//                           the fp32 reference, and the loss falls.
+//                           the fp32 reference, and the loss falls. It starts at a scale of
+//                           2^24, which overflows fp16: on CUDA at least one step must be
+//                           skipped and the scale backed off. bf16 (the CPU) never overflows,
+//                           so there the scaler is not exercised (ran_unexercised).
+//   variant=fp16_underflow  fp16 gradients of 2^-26 flush to zero without loss scaling and
+//                           survive with tp::fixes::GradScaler, equal to the fp32 gradient.
+//                           Plain fp16 casts and multiplies: it runs on every device, the CPU too.
 #include "compat.h"
 #include "fixes/grad_scaler.h"
 #include "numeric.h"
@@ -17,7 +23,10 @@ constexpr int kSamples = 64;
 constexpr int kFeatures = 32;
 constexpr int kHidden = 32;
 constexpr int kClasses = 5;
-constexpr int kSteps = 20;  // enough for the loss to fall after a few skipped (overflowed) steps
+constexpr int kSteps = 30;  // enough for the loss to fall after the skipped (overflowed) steps
+constexpr double kOverflowingScale = 16777216.0;  // 2^24: fp16 gradients overflow (max 65504)
+// Below fp16's smallest subnormal (2^-24): a gradient this size flushes to zero in fp16.
+constexpr double kTinyGradient = 1.0 / (1 << 26);
 constexpr double kLearningRate = 0.5;
 // Loss against the fp32 reference: bf16 keeps 8 bits of mantissa (2^-8 = 0.4% per rounding),
 // fp16 keeps 11; the matmuls accumulate in fp32.
@@ -64,7 +73,7 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
   const double reference_loss =
       torch::nn::functional::cross_entropy(model(device_input), device_target).item<double>();
 
-  tp::fixes::GradScaler scaler;
+  tp::fixes::GradScaler scaler(tp::fixes::GradScalerOptions{kOverflowingScale});
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
   std::vector<double> losses;
   int skipped_steps = 0;
@@ -80,6 +89,10 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
   TP_EXPECT_CLOSE(torch::tensor(losses.front()), torch::tensor(reference_loss), rtol, kAtol);
   EXPECT_LT(losses.back(), losses.front()) << "the loss did not fall";
   EXPECT_LT(skipped_steps, kSteps) << "every step overflowed";
+  if (low_dtype(cell.device()) == torch::kHalf) {  // fp16 overflows at 2^24; bf16 does not
+    EXPECT_GE(skipped_steps, 1) << "no step overflowed at a scale of 2^24: scaling not exercised";
+    EXPECT_LT(scaler.current_scale(), kOverflowingScale) << "the scale never backed off";
+  }
   cell.metric("fp32_reference_loss", reference_loss);
   cell.metric("first_loss", losses.front());
   cell.metric("final_loss", losses.back());
@@ -87,7 +100,35 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
   cell.metric("final_scale", scaler.current_scale());
 }
 
+// The gradient an fp32 weight gets through an fp16 multiply, of a loss whose gradient is
+// kTinyGradient per element: 2^-26 flushes to zero when cast to fp16, unless the loss is scaled.
+torch::Tensor fp16_weight_gradient(const torch::Device& device, tp::fixes::GradScaler* scaler) {
+  const torch::Tensor weight = torch::ones({kFeatures}, torch::dtype(torch::kFloat)
+                                                            .device(device).requires_grad(true));
+  const torch::Tensor input = torch::linspace(1.0, 2.0, kFeatures).to(torch::kHalf).to(device);
+  const torch::Tensor product = weight.to(torch::kHalf) * input;  // fp16, as autocast computes
+  const torch::Tensor loss = (product.to(torch::kFloat) * kTinyGradient).sum();  // fp32 loss
+  torch::optim::SGD optimizer({weight}, torch::optim::SGDOptions(0.0));  // only to unscale
+  (scaler ? scaler->scale(loss) : loss).backward();
+  if (scaler) scaler->unscale(optimizer);
+  return weight.grad().detach().to(torch::kCPU, torch::kFloat64);
+}
+
+void fp16_underflow(tp::Cell& cell) {
+  const torch::Tensor expected =  // d loss / d weight = input * 2^-26, exact in fp32 and fp64
+      torch::linspace(1.0, 2.0, kFeatures).to(torch::kHalf).to(torch::kFloat64) * kTinyGradient;
+  const torch::Tensor unscaled = fp16_weight_gradient(cell.device(), nullptr);
+  EXPECT_TRUE(torch::equal(unscaled, torch::zeros_like(unscaled)))
+      << "fp16 did not flush 2^-26 to zero: the underflow this case shows did not happen";
+  tp::fixes::GradScaler scaler;  // 2^16, as Python
+  const torch::Tensor scaled = fp16_weight_gradient(cell.device(), &scaler);
+  EXPECT_TRUE(torch::equal(scaled, expected)) << "scaled gradient " << scaled << " vs " << expected;
+  cell.metric("unscaled_grad_abs_max", unscaled.abs().max().item<double>());
+  cell.metric("scaled_grad_abs_max", scaled.abs().max().item<double>());
+}
+
 void run(tp::Cell& cell) {
+  if (cell.axis("variant") == "fp16_underflow") return fp16_underflow(cell);
   const torch::Tensor input = torch::randn({kSamples, kFeatures});  // as a loader yields: CPU
   const torch::Tensor target = torch::randint(kClasses, {kSamples}, torch::kLong);
   Mlp model;
@@ -96,14 +137,19 @@ void run(tp::Cell& cell) {
 }
 
 tp::Expect expectation(const tp::CellSpec& cell) {
-  if (cell.axis("variant") != "targets_on_cpu") return tp::Expect::success();
+  const std::string& variant = cell.axis("variant");
+  if (variant == "grad_scaler" && !cell.device().is_cuda()) {
+    return tp::Expect::unexercised("loss scaling not exercised on the CPU: bf16 autocast neither "
+                                   "overflows nor underflows here (fp16_underflow exercises it)");
+  }
+  if (variant != "targets_on_cpu") return tp::Expect::success();
   return tp::cross_device_mistake(cell, "logits and targets already share a device");
 }
 
 }  // namespace
 
 TP_SCENARIO(amp)
-    .axis("variant", {"targets_on_cpu", "grad_scaler"})
+    .axis("variant", {"targets_on_cpu", "grad_scaler", "fp16_underflow"})
     .on(tp::DeviceAxis::kEach)
     .expect(expectation)
     .run(run);

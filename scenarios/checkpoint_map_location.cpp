@@ -1,13 +1,18 @@
 // checkpoint_map_location: a checkpoint whose tensors are tagged with a CUDA device. The cpu
 // cell makes one itself, by re-tagging a CPU torch::save archive to "cuda:0"
-// (harness/archive_retag.h); a cuda cell saves from its GPU.
+// (harness/archive_retag.h); a cuda cell saves from its GPU (map_to_model_device: see below).
 //   case=default_load_without_cuda  no device given, on a LibTorch or host without CUDA: the
 //                             archive is refused (BackendUnavailable). The cpu cell only.
 //   case=default_load_with_cuda     no device given, with CUDA: it lands on the tagged device.
 //   case=map_to_cpu           torch::kCPU: values bit-identical to the saved ones, on the CPU.
 //   case=cpu_map_gpu_model    broken: loading into a model kept on the GPU with torch::kCPU moves
 //                             its parameters to the CPU, and forward raises DeviceMismatch.
-//   case=map_to_model_device  the fix: map to the device the model's parameters are on.
+//   case=map_to_model_device  the fix: map to the device the model's parameters are on. Its
+//                             checkpoint always comes from another device than the model's, so
+//                             that only the map can put it right: the cuda:0-tagged archive in
+//                             the cpu cell (unmapped: BackendUnavailable without CUDA, or
+//                             DeviceMismatch with it), one saved from the CPU in a cuda cell
+//                             (unmapped, the parameters land on the CPU: DeviceMismatch).
 // Bad input, one cell each, must give a clear class and never crash the process:
 // truncated_archive, corrupt_data_pkl, missing_file, other_module_checkpoint.
 #include <gtest/gtest.h>
@@ -85,6 +90,9 @@ void load_into_model_on_device(tp::Cell& cell, const std::string& path, Net& sav
   model->to(cell.device());
   torch::load(model, path, map_location);
   cell.note("parameters on " + tp::fixes::parameter_device(*model).str() + " after the load");
+  if (map_location == cell.device()) {
+    EXPECT_EQ(tp::fixes::parameter_device(*model), cell.device()) << "the map did not hold";
+  }
   const torch::Tensor output = model(input);  // broken on CUDA: raises here
   TP_EXPECT_CLOSE(output, saved(input), kRtol, kAtol);
 }
@@ -123,11 +131,18 @@ void load_bad_input(tp::Cell& cell, const tp::TempDir& dir, const std::string& p
   torch::load(model, bad_path, cell.device());  // raises: the cell expects the class
 }
 
+// map_to_model_device in a cuda cell: the checkpoint is saved from the CPU (see the top).
+bool saved_from_cpu(const tp::CellSpec& cell) {
+  return cell.axis("case") == "map_to_model_device" && cell.device().is_cuda();
+}
+
 void run(tp::Cell& cell) {
   const tp::TempDir dir(cell.id());
   Net saved;
+  if (saved_from_cpu(cell)) torch::save(saved, dir.file("from_cpu.pt"));
   saved->to(cell.device());
-  const std::string path = cuda_tagged_checkpoint(cell, dir, saved);
+  const std::string path =
+      saved_from_cpu(cell) ? dir.file("from_cpu.pt") : cuda_tagged_checkpoint(cell, dir, saved);
   const std::string& kind = cell.axis("case");
   if (kind.rfind("default_load", 0) == 0) return load_default(cell, path, saved);
   if (kind == "map_to_cpu") return map_to_cpu(cell, path, saved);

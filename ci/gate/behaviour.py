@@ -14,6 +14,8 @@ last refreshed (`ci/torchplace gate --refresh-expectations RUN_DIR`). The gate f
                         or with one its fingerprint contradicts
   new_cell_failed       a cell absent from the committed file failed
   unknown_status        a status other than pass, fail or skip
+  race_not_shown        a race control that never went wrong, or a fixed variant whose copy was
+                        never in flight: the cell ran but proved nothing (see "Outcome categories")
 Cells skipped for an accepted code are listed, not compared. A cell on cuda:1..N is judged by
 its kind's entry (the cuda:0 one), so a second GPU is never left ungated. New cells are listed.
 """
@@ -24,15 +26,43 @@ import re
 
 import skips
 from policy import InputError
-from torchplace_data import load_json, load_results, require, write_atomically
+from torchplace_data import CATEGORIES, load_json, load_results, require, write_atomically
 
 EXPECTATIONS_SCHEMA = "torchplace.expectations/1"
 DEFAULT_EXPECTATIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expectations.json")
 REFRESH_COMMAND = "ci/torchplace gate --refresh-expectations RUN_DIR"
 
 
+# --- Outcome categories (issue 13, item 2) ------------------------------------------------------
+# The committed expectation holds each cell's expected category as well (passed, expected_error,
+# ran_unexercised, latent_unexercised, race_shown, skipped): a cell moved from proving its claim to
+# "ran_unexercised" is a changed expectation, and a run's observed category must be evidence
+# wherever the committed one is.
+EXPECTED_FIELDS = ("outcome", "error_class", "category")
+
+
 def _expected(cell):
-    return {"outcome": cell["expected"]["outcome"], "error_class": cell["expected"]["error_class"]}
+    expected = cell["expected"]
+    return {"outcome": expected["outcome"], "error_class": expected["error_class"],
+            "category": expected["category"]}
+
+
+def _category_problem(committed, cell):
+    """('race_not_shown', text) when a cell committed as evidence ran without proving it."""
+    if cell["category"] != "race_not_shown":
+        return None
+    return "race_not_shown", (f"committed as {committed['category']}, the cell ran without "
+                              f"showing its race: {'; '.join(cell.get('notes', []))}")
+
+
+def _category_counts(cells):
+    """{category: cells} of the run, evidence first: what its green marks rest on."""
+    counts = {}
+    for cell in cells.values():
+        counts[cell["category"]] = counts.get(cell["category"], 0) + 1
+    order = list(CATEGORIES)
+    return dict(sorted(counts.items(), key=lambda item: order.index(item[0])))
+# --- end of outcome categories ------------------------------------------------------------------
 
 
 def load_expectations(path):
@@ -41,7 +71,7 @@ def load_expectations(path):
     if doc["schema"] != EXPECTATIONS_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {EXPECTATIONS_SCHEMA!r}")
     for cell_id, expected in doc["cells"].items():
-        require(expected, ("outcome", "error_class"), f"{path}: cells[{cell_id!r}]")
+        require(expected, EXPECTED_FIELDS, f"{path}: cells[{cell_id!r}]")
     return doc["cells"]
 
 
@@ -83,7 +113,7 @@ def _observation_problem(committed, cell):
         return "outcome_changed", f"committed as skipped, the cell ran ({observed['outcome']})"
     if cell["status"] == "fail":
         return "harness_fail", cell["reason"]
-    return None
+    return _category_problem(committed, cell)
 
 
 def _check_cell(committed, cell, fingerprint):
@@ -95,8 +125,10 @@ def _check_cell(committed, cell, fingerprint):
         problem = skips.skip_problem(cell, committed, fingerprint)
         if problem:
             return "unexplained_skip", problem
-    if committed is None:
-        return ("new_cell_failed", cell["reason"]) if cell["status"] == "fail" else None
+    if committed is None:  # a new cell: failed, or a race it never showed, is a regression
+        if cell["status"] == "fail":
+            return "new_cell_failed", cell["reason"]
+        return _category_problem(_expected(cell), cell)
     if _expected(cell) != committed:
         return "expectation_changed", (f"the code expects {_expected(cell)}, the committed file says "
                                        f"{committed}; if intended, refresh: {REFRESH_COMMAND}")
@@ -109,7 +141,8 @@ def _regression(cell, committed, problem):
     return {"id": cell["id"], "kind": problem[0], "detail": problem[1],
             "expected": committed or _expected(cell), "observed": {
                 "outcome": cell["observed"]["outcome"],
-                "error_class": cell["observed"]["error_class"]}}
+                "error_class": cell["observed"]["error_class"],
+                "category": cell["category"]}}
 
 
 def compare(run_dir, expectations_path, required=None):
@@ -123,12 +156,13 @@ def compare(run_dir, expectations_path, required=None):
     cells = _cells_by_id(doc, path)
     committed = load_expectations(expectations_path)
     section = {"results": path, "expectations": expectations_path, "compared": 0,
-               "regressions": [], "skipped": [], "new": []}
+               "regressions": [], "skipped": [], "new": [], "categories": _category_counts(cells)}
     for cell_id, cell in cells.items():
         entry = committed.get(cell_id, committed.get(kind_id(cell_id)))
         if entry is None:
             section["new"].append({"id": cell_id, "expected": _expected(cell),
-                                   "observed": cell["observed"]["outcome"]})
+                                   "observed": cell["observed"]["outcome"],
+                                   "category": cell["category"]})
         problem = _check_cell(entry, cell, doc["fingerprint"])
         if problem and problem[0] == "skipped":
             section["skipped"].append({"id": cell_id, "reason": problem[1]})

@@ -23,17 +23,23 @@ def _behaviour_lines(section):
     lines = ["### Behaviour", "",
              f"`{section['results']}` against `{section['expectations']}`: "
              f"{section['compared']} cells compared, {len(section['regressions'])} regression(s), "
-             f"{len(section['skipped'])} skipped for a stated reason, {len(section['new'])} new.", ""]
+             f"{len(section['skipped'])} skipped for a stated reason, {len(section['new'])} new.", "",
+             "Outcome categories of the run (only passed, expected_error and race_shown are "
+             "evidence): " + ", ".join(f"{k} {n}" for k, n in section.get("categories", {}).items())
+             + ".", ""]
     if section["regressions"]:
         lines += ["| cell | regression | committed | observed | detail |", "|---|---|---|---|---|"]
         for row in section["regressions"]:
-            observed = row["observed"] and f"{row['observed']['outcome']} {row['observed']['error_class'] or ''}"
+            observed = row["observed"] and (f"{row['observed']['outcome']} "
+                                            f"{row['observed']['error_class'] or ''} "
+                                            f"({row['observed'].get('category', '?')})")
             expected = f"{row['expected']['outcome']} {row['expected']['error_class'] or ''}"
             detail = row["detail"].replace("|", "\\|").replace("\n", " ")[:200]
             lines.append(f"| `{row['id']}` | {row['kind']} | {expected} | {observed or '-'} | {detail} |")
         lines.append("")
     for title, rows, text in (("New cells (not in the committed expectations)", section["new"],
-                               lambda r: f"expects {r['expected']['outcome']}"),
+                               lambda r: f"expects {r['expected']['outcome']}, observed "
+                                         f"{r.get('category', '?')}"),
                               ("Skipped cells", section["skipped"], lambda r: r["reason"])):
         if rows:
             lines += [f"<details><summary>{title}: {len(rows)}</summary>", ""]

@@ -6,7 +6,10 @@ that passed on the old version fails on the new one.
 Every cell counts, whatever its variant or expectation: a fix that stops working, and a broken
 variant whose expected error is no longer raised (or raised with another class), are both
 regressions. A new version that did not build or run while the old one did fails the gate as
-well: none of its cells can be said to hold.
+well: none of its cells can be said to hold. A cell whose outcome category was evidence on the old
+version (passed, expected_error, race_shown) and is not on the new one while still passing
+(race_not_shown, or ran without exercising its claim) is a regression too: its green no longer
+proves anything.
 
 It fails closed beyond the pairs too:
   column           any version column that is not "ok": it did not build, its scenario binary
@@ -44,13 +47,17 @@ def compare_pair(matrix, old, new):
                                 "old": "absent" if before is None else "present",
                                 "new": "absent" if after is None else "present"})
             continue
-        for kind in ("observed_outcome", "status", "observed_class", "message"):
+        for kind in ("observed_outcome", "category", "status", "observed_class", "message"):
             if comparable(before.get(kind)) != comparable(after.get(kind)):
                 changes.append({"id": cell["id"], "kind": kind, "old": before.get(kind),
                                 "new": after.get(kind)})
         if before["status"] == "pass" and after["status"] == "fail":
             regressions.append({"id": cell["id"], "old": "pass", "new": "fail",
                                 "detail": after.get("reason", "")})
+        elif before["category"] in data.EVIDENCE and after["status"] == "pass" and \
+                after["category"] not in data.EVIDENCE:
+            regressions.append({"id": cell["id"], "old": before["category"],
+                                "new": after["category"], "detail": "no longer evidence"})
     return regressions, changes
 
 

@@ -139,6 +139,7 @@ def cell_entry(cell):
         "expected_outcome": cell["expected"]["outcome"],
         "expected_class": cell["expected"]["error_class"],
         "latent": cell["expected"].get("latent", False),  # absent before results carried it
+        "category": cell["category"],  # the outcome category (torchplace_data.CATEGORIES)
         "observed_outcome": observed["outcome"],
         "observed_class": observed["error_class"],
         "message": observed["message"],
@@ -160,12 +161,13 @@ def merge_cells(columns):
             for merged in cells.values():
                 merged["by_version"][entry["version"]] = {
                     "status": entry["status"], "observed_outcome": "not_run",
+                    "category": data.NOT_RUN,
                     "observed_class": None, "message": entry["first_error"] or ""}
     return list(cells.values())
 
 
 # What differs between the versions that ran, in this order of importance.
-DIFFERENCE_KINDS = (("outcome", "observed_outcome"), ("status", "status"),
+DIFFERENCE_KINDS = (("outcome", "observed_outcome"), ("category", "category"), ("status", "status"),
                     ("error_class", "observed_class"), ("message", "message"))
 
 

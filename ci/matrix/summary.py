@@ -5,7 +5,7 @@ difference between versions. The full report (ci/torchplace report) draws the sa
 def _cell_text(entry):
     if entry is None:
         return "absent"
-    text = f"{entry['status']} {entry['observed_outcome']}"
+    text = f"{entry['status']} {entry.get('category', '?')}"
     if entry.get("observed_class"):
         text += f" {entry['observed_class']}"
     return text
@@ -49,6 +49,6 @@ def _differences(matrix):
 
 def render(matrix):
     parts = ["# LibTorch version matrix", "", "## Columns", "", *_columns(matrix), "",
-             "## Cells (status, observed outcome, class)", "", *_grid(matrix), "",
+             "## Cells (status, outcome category, class)", "", *_grid(matrix), "",
              "## Differences between versions", "", *_differences(matrix), ""]
     return "\n".join(parts)

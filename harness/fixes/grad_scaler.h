@@ -57,7 +57,10 @@ class GradScaler {
   }
 
   // Unscales if not done yet, then steps unless a gradient was inf/NaN. True if it stepped.
+  // Once per update(), as Python's GradScaler: a second call would step on stale gradients.
   bool step(torch::optim::Optimizer& optimizer) {
+    TORCH_CHECK(!stepped_, "GradScaler: step() already called since update()");
+    stepped_ = true;
     if (!found_inf_.has_value()) unscale(optimizer);
     if (*found_inf_) return false;
     optimizer.step();
@@ -75,6 +78,7 @@ class GradScaler {
       good_steps_ = 0;
     }
     found_inf_.reset();
+    stepped_ = false;
   }
 
   double current_scale() const { return scale_; }
@@ -85,6 +89,7 @@ class GradScaler {
   double scale_;
   int good_steps_ = 0;
   std::optional<bool> found_inf_;  // set by unscale(), cleared by update()
+  bool stepped_ = false;           // set by step(), cleared by update()
 };
 
 }  // namespace tp::fixes

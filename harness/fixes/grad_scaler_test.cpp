@@ -84,5 +84,20 @@ TEST(GradScaler, RefusesASecondUnscaleAndAnUpdateWithoutAStep) {
   EXPECT_THROW(scaler.unscale(f.optimizer), c10::Error);
 }
 
+// As Python's GradScaler ("step() has already been called since the last update()"): a second
+// step would apply the same unscaled gradients twice.
+TEST(GradScaler, StepTwiceBeforeUpdateRaisesAndDoesNotStepAgain) {
+  Fixture f;
+  GradScaler scaler;
+  f.inject(scaler, torch::ones({3}));
+  ASSERT_TRUE(scaler.step(f.optimizer));
+  const torch::Tensor after_one_step = f.weight.detach().clone();
+  EXPECT_THROW(scaler.step(f.optimizer), c10::Error);
+  EXPECT_TRUE(torch::equal(f.weight.detach(), after_one_step)) << "the second step() stepped";
+  scaler.update();
+  f.inject(scaler, torch::ones({3}));
+  EXPECT_TRUE(scaler.step(f.optimizer)) << "after update() a step is allowed again";
+}
+
 }  // namespace
 }  // namespace tp::fixes

@@ -18,6 +18,8 @@ BAD_CASES = (  # (fixture under bad/, the file it replaces, words the message mu
     ("malformed.json", "results.json", "is not valid JSON"),
     ("empty.json", "results.json", "is empty"),
     ("missing_fields.json", "results.json", "missing field(s) status, reason"),
+    ("cell_without_category.json", "results.json", "cells[1]: missing field(s) category"),
+    ("unknown_category.json", "results.json", "cells[1]: unknown outcome category 'fix_passed'"),
     ("other_tool.json", "bench.json", "not Google Benchmark JSON"),
     ("other_gbench.json", "bench.json", "not from torchplace's benchmarks"),
     ("bench_missing_fields.json", "bench.json", "missing field(s) real_time"),

@@ -113,12 +113,25 @@ class RenderFixtures(TempDirs):
             alone = expected[("h2d", "pinned_resident")]["256 MiB"]
             self.assertIn(f"; device copy alone {alone / 1e9:.1f} GB/s.", handle.read())
 
-    def test_latent_marks_follow_the_expectations(self):
-        _, page = self.rendered("cuda_h200")
+    def test_grid_marks_follow_the_outcome_categories(self):
+        out, page = self.rendered("cuda_h200")
         results = load(os.path.join(FIXTURES, "cuda_h200", "results.json"))
-        latent = [c for c in results["cells"] if c["expected"].get("latent")]
-        self.assertTrue(latent)
-        self.assertEqual(page.count(">latent</td>"), len(latent))
+        count = lambda category: sum(c["category"] == category for c in results["cells"])  # noqa
+        marks = {"latent_unexercised": ">latent, unexercised</td>",
+                 "ran_unexercised": ">ran, unexercised</td>", "race_not_shown": ">race not shown</td>",
+                 "race_shown": ">race shown</td>", "passed": ">passed</td>"}
+        for category, mark in marks.items():
+            self.assertTrue(count(category), category)
+            self.assertEqual(page.count(mark), count(category), category)
+        self.assertNotIn("fix passed", page)
+        proved = sum(count(c) for c in ("passed", "expected_error", "race_shown"))
+        ran = proved + sum(count(c) for c in ("ran_unexercised", "latent_unexercised",
+                                              "race_not_shown"))
+        with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
+            summary = handle.read()
+        self.assertIn(f"Evidence: {proved} of the {ran} cells that ran proved their claim", summary)
+        self.assertIn("- **race not shown** `pinned_non_blocking/case=staging_reuse_unsynchronized/"
+                      "device=cuda:0`", summary)
 
     def test_cpu_fixture_lists_every_skipped_cuda_benchmark(self):
         out, page = self.rendered("cpu_only")

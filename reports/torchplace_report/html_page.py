@@ -20,8 +20,9 @@ td.cell{text-align:center;min-width:90px;cursor:help}
 
 
 # Text colour readable on each category's background.
-TEXT_ON = {matrix.EXPECTED_ERROR: "#fff", matrix.PASSED: "#fff", matrix.SKIPPED: "#000",
-           matrix.UNEXPECTED: "#000"}
+TEXT_ON = {matrix.EXPECTED_ERROR: "#fff", matrix.PASSED: "#fff", matrix.RACE_SHOWN: "#000",
+           matrix.UNEXERCISED: "#000", matrix.LATENT: "#000", matrix.RACE_NOT_SHOWN: "#fff",
+           matrix.SKIPPED: "#000", matrix.UNEXPECTED: "#000"}
 
 
 def data_uri(png):
@@ -105,7 +106,7 @@ def _grid_cell(cell, footnotes):
     if cell is None:
         return "<td></td>"
     mark = f"[{footnotes[cell.detail]}]" if cell.category == matrix.SKIPPED else cell.category
-    mark = "latent" if cell.latent else mark
+    mark = matrix.SHORT.get(cell.category, mark)
     title = escape(f"{cell.cell_id}\n{cell.category}: {cell.detail}", quote=True)
     style = f"background:{matrix.COLOURS[cell.category]};color:{TEXT_ON[cell.category]}"
     return f'<td class="cell" style="{style}" title="{title}">{escape(mark)}</td>'
@@ -115,7 +116,7 @@ def cells_section(results):
     rows = []
     for cell in results["cells"]:
         expected, observed = cell["expected"], cell["observed"]
-        status = escape(cell["status"])
+        status = escape(f"{cell['status']}: {matrix.BY_MACHINE_VALUE[cell['category']]}")
         rows.append((escape(cell["id"]), _outcome(expected), _outcome(observed),
                      f'<span class="bad">{status}</span>' if cell["status"] == "fail" else status,
                      f'<div class="msg">{escape(observed.get("message") or "")}</div>',

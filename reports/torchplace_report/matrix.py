@@ -1,20 +1,41 @@
 """The scenario outcome matrix: rows are scenario + variant, columns are device (and version).
 
-Each cell falls into one of four categories, coloured the same in the PNG and the page.
+Each cell falls into one of the outcome categories of results.json ("category", labelled as in
+torchplace_data.CATEGORIES; "failed" is shown as "unexpected"), coloured the same in the PNG and
+the page. Only the first three are evidence; the unexercised ones ran without proving anything.
 """
 from dataclasses import dataclass
 
-EXPECTED_ERROR, PASSED = "expected error", "fix passed"
+import torchplace_data as data
+
+EXPECTED_ERROR, PASSED, RACE_SHOWN = "expected error", "passed", "race shown"
+UNEXERCISED = data.CATEGORIES["ran_unexercised"]
+LATENT = data.CATEGORIES["latent_unexercised"]
+RACE_NOT_SHOWN = "race not shown"
 SKIPPED, UNEXPECTED = "skipped", "unexpected"
-CATEGORIES = (EXPECTED_ERROR, PASSED, SKIPPED, UNEXPECTED)
-# Colour-blind-safe (Paul Tol's bright scheme); grey for skipped.
-COLOURS = {EXPECTED_ERROR: "#4477AA", PASSED: "#228833", SKIPPED: "#BBBBBB", UNEXPECTED: "#EE6677"}
+CATEGORIES = (EXPECTED_ERROR, PASSED, RACE_SHOWN, UNEXERCISED, LATENT, RACE_NOT_SHOWN, SKIPPED,
+              UNEXPECTED)
+BY_MACHINE_VALUE = {"expected_error": EXPECTED_ERROR, "passed": PASSED, "race_shown": RACE_SHOWN,
+                    "ran_unexercised": UNEXERCISED, "latent_unexercised": LATENT,
+                    "race_not_shown": RACE_NOT_SHOWN, "skipped": SKIPPED, "failed": UNEXPECTED,
+                    data.NOT_RUN: UNEXPECTED}
+# Colour-blind-safe (Paul Tol's bright and light schemes): blue, green and cyan are evidence;
+# sand and pale yellow ran without proving; purple is a race not shown; grey skipped; red failed.
+COLOURS = {EXPECTED_ERROR: "#4477AA", PASSED: "#228833", RACE_SHOWN: "#66CCEE",
+           UNEXERCISED: "#CCBB44", LATENT: "#EEDD88", RACE_NOT_SHOWN: "#AA3377",
+           SKIPPED: "#BBBBBB", UNEXPECTED: "#EE6677"}
+SHORT = {UNEXERCISED: "ran, unexercised", LATENT: "latent, unexercised"}  # marks in the grid
 LEGEND = {
-    EXPECTED_ERROR: "the expected error was raised (the mistake is caught)",
-    PASSED: "ran to the end as expected: the fix works, or (marked latent) the broken variant's "
-            "mistake cannot show on this device",
+    EXPECTED_ERROR: "the broken variant raised its expected error class (the mistake is caught)",
+    PASSED: "ran and proved its claim: the fix works where the mistake shows, or a CPU check "
+            "(dtype, save/load, the CUDA-tagged archive) that can fail here",
+    RACE_SHOWN: "an unsynchronised control went wrong in at least one trial",
+    UNEXERCISED: "a fix that ran where its mistake cannot show: it proves only that the code runs",
+    LATENT: "a broken variant that ran as expected because its mistake cannot show on this device",
+    RACE_NOT_SHOWN: "a race control that never went wrong, or a fixed variant whose copy was "
+                    "never in flight: not evidence",
     SKIPPED: "not run; the reason is on hover and in the footnotes",
-    UNEXPECTED: "the outcome or error class differs from the expectation",
+    UNEXPECTED: "failed: the outcome or error class differs from the expectation",
 }
 
 
@@ -23,7 +44,6 @@ class Cell:
     category: str
     detail: str  # the skip reason, the failure text or the error class: the hover text
     cell_id: str
-    latent: bool = False  # a mistake expected to run cleanly here (it cannot show on this device)
 
 
 @dataclass
@@ -49,6 +69,12 @@ class Grid:
             counts[cell.category] += 1
         return counts
 
+    def evidence(self):
+        """(cells that proved something, cells that ran): the headline of the page and summary."""
+        counts = self.counts()
+        proved = sum(counts[c] for c in (EXPECTED_ERROR, PASSED, RACE_SHOWN))
+        return proved, proved + sum(counts[c] for c in (UNEXERCISED, LATENT, RACE_NOT_SHOWN))
+
 
 def row_label(scenario, axes):
     """'forgotten_labels · loss=nll · variant=broken' (the variant last)."""
@@ -58,14 +84,14 @@ def row_label(scenario, axes):
     return " · ".join([scenario] + parts)
 
 
-def categorise(status, observed_outcome, detail, cell_id, latent):
-    if status == "skip":
+def categorise(category, status, detail, cell_id):
+    """The grid cell of one machine category; the hover text says what it rests on."""
+    label = BY_MACHINE_VALUE[category]
+    if label == SKIPPED:
         return Cell(SKIPPED, detail or "skipped (no reason given)", cell_id)
-    if status == "pass":
-        if observed_outcome == "error":
-            return Cell(EXPECTED_ERROR, detail, cell_id)
-        return Cell(PASSED, detail, cell_id, latent=latent)
-    return Cell(UNEXPECTED, detail or f"status {status!r}", cell_id)
+    if label == UNEXPECTED:
+        return Cell(UNEXPECTED, detail or f"status {status!r}", cell_id)
+    return Cell(label, detail, cell_id)
 
 
 def from_results(results):
@@ -76,9 +102,9 @@ def from_results(results):
         _add_unique(rows, row)
         _add_unique(columns, column)
         observed = cell["observed"]
-        detail = cell["reason"] or observed.get("error_class") or ""
-        cells[(row, column)] = categorise(cell["status"], observed.get("outcome"), detail,
-                                          cell["id"], cell["expected"].get("latent", False))
+        detail = (cell["reason"] or observed.get("error_class") or
+                  "; ".join([cell["expected"].get("note", "")] + cell.get("notes", [])).strip("; "))
+        cells[(row, column)] = categorise(cell["category"], cell["status"], detail, cell["id"])
     return Grid("Scenario outcomes, this run", rows, sorted(columns, key=_device_key), cells)
 
 
@@ -101,9 +127,8 @@ def from_version_matrix(matrix):
                 cells[(row, column)] = Cell(SKIPPED, reason, cell["id"])
                 continue
             detail = entry.get("message") or entry.get("observed_class") or ""
-            outcome = entry.get("observed_outcome")
-            cells[(row, column)] = categorise(entry["status"], outcome, detail, cell["id"],
-                                              entry.get("latent", False))
+            cells[(row, column)] = categorise(entry["category"], entry["status"], detail,
+                                              cell["id"])
     return Grid("Scenario outcomes by LibTorch version", rows, columns, cells)
 
 

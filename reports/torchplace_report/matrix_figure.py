@@ -26,8 +26,12 @@ def outcome_matrix(grid):
             elif cell and cell.category == matrix.UNEXPECTED:
                 axis.text(x, y, "✗ unexpected", ha="center", va="center", color="black",
                           fontweight="bold", fontsize=9)
-            elif cell and cell.latent:
-                axis.text(x, y, "latent", ha="center", va="center", color="white", fontsize=9)
+            elif cell and cell.category in matrix.SHORT:
+                axis.text(x, y, matrix.SHORT[cell.category], ha="center", va="center",
+                          color="black", fontsize=8)
+            elif cell and cell.category == matrix.RACE_NOT_SHOWN:
+                axis.text(x, y, "race not shown", ha="center", va="center", color="white",
+                          fontsize=8)
     axis.set_xticks(range(len(grid.columns)), grid.columns)
     axis.set_yticks(range(len(grid.rows)), grid.rows)
     axis.xaxis.tick_top()
@@ -41,10 +45,10 @@ def outcome_matrix(grid):
     handles = [Patch(color=matrix.COLOURS[c], label=f"{c}: {n}") for c, n in grid.counts().items()]
     axis.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4,
                 frameon=False)
-    if footnotes:  # below the legend: 36 points under the axes
+    if footnotes:  # below the legend's two rows: 56 points under the axes
         lines = [textwrap.shorten(f"[{n}] {reason}", 150) for reason, n in footnotes.items()]
         axis.annotate("Skipped:\n" + "\n".join(lines), xy=(0, 0), xycoords="axes fraction",
-                      xytext=(0, -36), textcoords="offset points", ha="left", va="top", fontsize=9)
+                      xytext=(0, -56), textcoords="offset points", ha="left", va="top", fontsize=9)
     return to_png(figure)
 
 

@@ -40,7 +40,9 @@ def _heading(result):
         versions = [v["version"] for v in result.inputs.matrix["versions"]]
         return (f"torchplace report — LibTorch version matrix ({', '.join(versions)})",
                 f"<p>{escape(NO_RESULTS)}</p>")
-    headline = ", ".join(f"{n} {category}" for category, n in result.grid.counts().items())
+    headline = ", ".join(f"{n} {category}" for category, n in result.grid.counts().items() if n)
+    proved, ran = result.grid.evidence()
+    headline += f"; {proved} of the {ran} cells that ran are evidence"
     title = f"torchplace report — LibTorch {results['fingerprint'].get('libtorch_version', '?')}"
     return title, (f"<p>{escape(html_page.machine_line(results['fingerprint']))}</p>"
                    f"<p>{len(results['cells'])} scenario cells: {escape(headline)}.</p>")

@@ -23,9 +23,12 @@ def _run_lines(result):
         return ["No results.json in this folder: no single-run results are present "
                 "(a version matrix folder).", ""]
     counts = result.grid.counts()
+    proved, ran = result.grid.evidence()
     return [html_page.machine_line(results["fingerprint"]), "",
             "| " + " | ".join(counts) + " |", "|" + "---|" * len(counts),
-            "| " + " | ".join(str(n) for n in counts.values()) + " |", ""]
+            "| " + " | ".join(str(n) for n in counts.values()) + " |", "",
+            f"Evidence: {proved} of the {ran} cells that ran proved their claim (passed, expected "
+            "error, race shown); the rest ran without exercising it.", ""]
 
 
 def _failures(result):
@@ -33,6 +36,10 @@ def _failures(result):
     lines = [f"- **unexpected** `{c['id']}`: {c['reason'][:160]}" for c in failed[:MAX_LISTED]]
     if len(failed) > MAX_LISTED:
         lines.append(f"- … and {len(failed) - MAX_LISTED} more unexpected cells")
+    results = result.inputs.results or {"cells": []}
+    unshown = [c for c in results["cells"] if c["category"] == "race_not_shown"]
+    lines += [f"- **race not shown** `{c['id']}`: {'; '.join(c.get('notes', []))[:160]}"
+              for c in unshown[:MAX_LISTED]]
     if result.bench is not None:
         lines += [f"- **benchmark failed** `{name}`: {message[:160]}"
                   for name, message in result.bench.failures[:MAX_LISTED]]

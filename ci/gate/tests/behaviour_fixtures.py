@@ -11,10 +11,21 @@ FINGERPRINT = {"libtorch_version": "2.5.1", "cuda": {"built_with_cuda": True, "a
 MISMATCH = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
 
 
+def observed_category(status, observed_class, expected_category):
+    """As harness/results.cpp: the status first, then what the cell observed and expected."""
+    if status != "pass":
+        return "skipped" if status == "skip" else "failed"
+    return "expected_error" if observed_class else expected_category
+
+
 def cell(cell_id, expected_class=None, observed_class=None, status="pass", reason="",
-         skip_code=None, message=None):
+         skip_code=None, message=None, expected_category=None, category=None):
     """A results.json cell; a class means 'error' with that class, None means success.
-    skip_code "absent" leaves the field out (a results.json from before skip codes)."""
+    skip_code "absent" leaves the field out (a results.json from before skip codes).
+    expected_category defaults to expected_error or passed; category (observed) to what the
+    harness derives from the status."""
+    expected_category = expected_category or ("expected_error" if expected_class else "passed")
+    category = category or observed_category(status, observed_class, expected_category)
     scenario, *parts = cell_id.split("/")
     axes = dict(part.split("=", 1) for part in parts[:-1])
     outcome = lambda cls: "error" if cls else "success"  # noqa: E731
@@ -23,9 +34,10 @@ def cell(cell_id, expected_class=None, observed_class=None, status="pass", reaso
     if status == "skip":
         observed = {"outcome": "not_run", "error_class": None, "message": ""}
     out = {"id": cell_id, "scenario": scenario, "axes": axes, "device": parts[-1].split("=")[1],
-           "expected": {"outcome": outcome(expected_class), "error_class": expected_class, "note": ""},
-           "observed": observed, "status": status, "reason": reason, "skip_code": skip_code,
-           "duration_ms": 3.0, "metrics": {}, "notes": []}
+           "expected": {"outcome": outcome(expected_class), "error_class": expected_class, "note": "",
+                        "category": expected_category},
+           "observed": observed, "status": status, "category": category, "reason": reason,
+           "skip_code": skip_code, "duration_ms": 3.0, "metrics": {}, "notes": []}
     if skip_code == "absent":
         del out["skip_code"]
     return out
@@ -34,10 +46,15 @@ def cell(cell_id, expected_class=None, observed_class=None, status="pass", reaso
 BROKEN = "forgotten_labels/loss=nll/variant=broken/device=cuda:0"
 FIXED = "forgotten_labels/loss=nll/variant=manual_to/device=cuda:0"
 PAIR = "cross_device/variant=broken/devices=cuda:0+cuda:1"
+RACE = "pinned_non_blocking/case=d2h_unsynchronized/device=cuda:0"
+CPU_FIX = "forgotten_labels/loss=nll/variant=manual_to/device=cpu"
 
 
-def good_cells():
-    return [cell("forgotten_labels/loss=nll/variant=broken/device=cpu"),
+def good_cells():  # PAIR last (second_gpu replaces it)
+    return [cell("forgotten_labels/loss=nll/variant=broken/device=cpu",
+                 expected_category="latent_unexercised"),
+            cell(CPU_FIX, expected_category="ran_unexercised"),
+            cell(RACE, expected_category="race_shown"),
             cell(BROKEN, "DeviceMismatch", "DeviceMismatch"), cell(FIXED),
             cell("cpu_indices/op=embedding/variant=broken/device=cuda:0", "DeviceMismatch",
                  "DeviceMismatch"),
@@ -82,7 +99,7 @@ def skipped(cell_id, reason, code):
         index = [c["id"] for c in cells].index(cell_id)
         old = cells[index]
         cells[index] = cell(cell_id, old["expected"]["error_class"], status="skip", reason=reason,
-                            skip_code=code)
+                            skip_code=code, expected_category=old["expected"]["category"])
     return change
 
 
@@ -126,7 +143,8 @@ def gate_fixtures():
 def behaviour_fixtures():
     expectations = {"schema": "torchplace.expectations/1", "refresh": "fixture",
                     "cells": {c["id"]: {"outcome": c["expected"]["outcome"],
-                                        "error_class": c["expected"]["error_class"]}
+                                        "error_class": c["expected"]["error_class"],
+                                        "category": c["expected"]["category"]}
                               for c in good_cells()}}
     unexplained = cell(PAIR, "DeviceMismatch", status="skip", reason="")
     new_cell = cell("cpu_indices/op=index_select/variant=broken/device=cuda:0", "DeviceMismatch",
@@ -141,7 +159,14 @@ def behaviour_fixtures():
             BROKEN, cell(BROKEN, "DeviceMismatch", "Unclassified", "fail", "class differs"))),
         "results_started_failing/results.json": results(replace(
             FIXED, cell(FIXED, None, "DeviceMismatch", "fail", "raised"))),
-        "results_vanished/results.json": results(lambda cells: cells.pop(1)),
+        "results_vanished/results.json": results(lambda cells: cells.pop(3)),
+        # a race control that never went wrong: it ran, status pass, but proved nothing
+        "results_race_not_shown/results.json": results(replace(
+            RACE, cell(RACE, expected_category="race_shown", category="race_not_shown"))),
+        # a fix that proved its claim declared unexercised: a weakened expectation
+        "results_fix_unexercised/results.json": results(replace(
+            FIXED, cell(FIXED, expected_category="ran_unexercised"))),
+        "results_no_category/results.json": results(lambda cells: cells[0].pop("category")),
         "results_new_cell/results.json": results(lambda cells: cells.append(new_cell)),
         "results_unexplained_skip/results.json": results(replace(PAIR, unexplained)),
         "results_bad_schema/results.json": dict(results(), schema="torchplace.results/0"),

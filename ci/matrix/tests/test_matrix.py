@@ -23,12 +23,19 @@ EXPECTED_ERROR = dict(outcome="error", error_class="DeviceMismatch", expected="e
 
 
 def cell(cell_id, status="pass", outcome="success", error_class=None, message="",
-         expected="success", expected_class=None):
+         expected="success", expected_class=None, category=None):
+    """A results.json cell; its category, unless given, as harness/results.cpp derives it."""
     axes = dict(part.split("=", 1) for part in cell_id.split("/")[1:-1])
+    expected_category = "expected_error" if expected == "error" else "passed"
+    if category is None:
+        category = ("skipped" if status == "skip" else "failed" if status != "pass" else
+                    "expected_error" if outcome == "error" else expected_category)
     return {"id": cell_id, "scenario": cell_id.split("/")[0], "axes": axes, "device": "cpu",
-            "expected": {"outcome": expected, "error_class": expected_class, "note": ""},
+            "expected": {"outcome": expected, "error_class": expected_class, "note": "",
+                         "category": expected_category},
             "observed": {"outcome": outcome, "error_class": error_class, "message": message},
-            "status": status, "reason": "" if status == "pass" else "loss did not fall"}
+            "status": status, "category": category,
+            "reason": "" if status == "pass" else "loss did not fall"}
 
 
 def write_column(out, version, status, cells=(), build_log="",
@@ -89,7 +96,7 @@ class MergeTest(unittest.TestCase):
         write_column(self.out, "2.14.1", "ok", [cell(BROKEN, "fail", "success", None, "", "error", "BackendUnavailable")])
         matrix = merge.merge(self.out, [("2.6.0", "trixie"), ("2.14.1", "sid")])
         kinds = [d["kind"] for d in matrix["differences"]]
-        self.assertEqual(kinds, ["outcome", "status", "error_class", "message"])
+        self.assertEqual(kinds, ["outcome", "category", "status", "error_class", "message"])
 
     def test_per_run_temporary_folders_are_not_differences(self):
         text = "open file failed because of errno 2 on fopen: , file path: /tmp/torchplace-ck-{}-3/a.pt"
@@ -156,7 +163,8 @@ class GateTest(unittest.TestCase):
     def matrix(self, old_cells, new_cells, new_status="ok"):
         write_column(self.out, "1.13.1", "ok", old_cells)
         write_column(self.out, "2.14.1", new_status, new_cells, build_log="x.cpp:1: error: boom\n")
-        return merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")])
+        self.matrix_doc = merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")])
+        return self.matrix_doc
 
     def test_fix_that_held_and_now_fails_fails_the_gate(self):
         verdict = gate.gate(self.matrix([cell(FIX)], [cell(FIX, status="fail")]))
@@ -178,7 +186,8 @@ class GateTest(unittest.TestCase):
         self.assertEqual(verdict["verdict"], "fail")
         self.assertEqual([r["id"] for r in verdict["pairs"][0]["regressions"]], [BROKEN])
         kinds = [c["kind"] for c in verdict["pairs"][0]["changes"]]
-        self.assertEqual(kinds, ["observed_outcome", "status", "observed_class", "message"])
+        self.assertEqual(kinds, ["observed_outcome", "category", "status", "observed_class",
+                                 "message"])
 
     def test_cell_without_variant_axis_that_fails_now_fails_the_gate(self):
         verdict = gate.gate(self.matrix([cell(PLAIN)], [cell(PLAIN, status="fail")]))
@@ -188,7 +197,7 @@ class GateTest(unittest.TestCase):
     def test_cell_that_now_passes_is_a_change_not_a_regression(self):
         verdict = gate.gate(self.matrix([cell(FIX, status="fail")], [cell(FIX)]))
         self.assertEqual(verdict["verdict"], "pass")
-        self.assertEqual([c["kind"] for c in verdict["pairs"][0]["changes"]], ["status"])
+        self.assertEqual([c["kind"] for c in verdict["pairs"][0]["changes"]], ["category", "status"])
 
     def test_new_version_that_does_not_build_fails_the_gate(self):
         verdict = gate.gate(self.matrix([cell(FIX)], [], new_status="build_failed"))
@@ -219,6 +228,31 @@ class GateTest(unittest.TestCase):
         verdict = gate.gate(self.matrix([cell(FIX), cell(PLAIN)], [cell(FIX)]))
         self.assertEqual(verdict["verdict"], "fail")
         self.assertEqual([f["status"] for f in verdict["failures"]], ["run_incomplete"])
+
+    def test_race_shown_then_not_shown_fails_the_gate(self):
+        race = "p/case=d2h_unsynchronized/device=cpu"
+        verdict = gate.gate(self.matrix([cell(race, category="race_shown")],
+                                        [cell(race, category="race_not_shown")]))
+        self.assertEqual(verdict["verdict"], "fail")
+        self.assertEqual(verdict["pairs"][0]["regressions"],
+                         [{"id": race, "old": "race_shown", "new": "race_not_shown",
+                           "detail": "no longer evidence"}])
+
+    def test_unexercised_on_both_is_a_pass_and_shows_in_the_summary(self):
+        verdict = gate.gate(self.matrix([cell(FIX, category="ran_unexercised")],
+                                        [cell(FIX, category="ran_unexercised")]))
+        self.assertEqual(verdict["verdict"], "pass")
+        from summary import render
+        text = render(self.matrix_doc)
+        self.assertIn(f"| {FIX} | pass ran_unexercised | pass ran_unexercised |", text)
+
+    def test_column_results_without_category_exit_3(self):
+        bad = cell(FIX)
+        del bad["category"]
+        write_column(self.out, "1.13.1", "ok", [bad])
+        with self.assertRaises(merge.data.InputError) as raised:
+            merge.merge(self.out, [("1.13.1", "host-bookworm")])
+        self.assertIn("cells[0]: missing field(s) category", str(raised.exception))
 
     def test_command_line_exit_codes(self):
         matrix = self.matrix([cell(FIX)], [cell(FIX, status="fail")])
