@@ -8,8 +8,9 @@
 # cell), cuda_tests (CTest's "cuda" label), message_probe, bench_reduced (the headline
 # benchmarks), report, bench_rest (every other benchmark), tests (the rest of CTest). A step
 # starts only with time left and runs under what is left (timeout); the first step cut by the
-# budget ends the run. OUT_DIR/logs/STEP.log holds each step's output, OUT_DIR/steps.txt lists each step's outcome and seconds,
-# OUT_DIR/not_run.txt the steps cut or never started (both also printed). OUT_DIR/run.tar.gz packs
+# budget ends the run, and so does a failed build. OUT_DIR/logs/STEP.log holds each step's
+# output, OUT_DIR/steps.txt each step's outcome and seconds, OUT_DIR/not_run.txt the steps cut or
+# never started (both also printed). OUT_DIR/run.tar.gz packs
 # everything, repacked every minute and after each step, so that a run killed from outside still
 # returns what it had finished. Default budget: none (every step runs to its end).
 #
@@ -146,8 +147,8 @@ run_steps() {
     fi
     printf '%-14s %s %ss\n' "$step" "$( ((code == 0)) && echo passed || echo "failed (exit $code)")" \
       "$seconds" >>"$out/steps.txt"
-    if ((code == 3 || code == 4)); then # no build: nothing else can run
-      status=$code cut="$step failed (exit $code)"
+    if [[ "$step" == build ]] && ((code != 0)); then # no build: nothing else can run
+      status=$(( code == 3 ? 3 : 4 )) cut="$step failed (exit $code)"
       continue
     fi
     ((code == 0)) || failed=1

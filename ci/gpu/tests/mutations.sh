@@ -26,5 +26,6 @@ mutate "steps not under the budget's timeout" gpu/run.sh 's/timeout --kill-after
 mutate "a cut step not named" gpu/run.sh 's/echo "\$step: cut by the budget/echo "$step: ended/'
 mutate "CTest's 8 passed on" gpu/step.sh 's/|| return \$TP_EXIT_FAIL/|| return $status/'
 mutate "the CUDA tests after the benchmarks" gpu/run.sh 's/^readonly STEPS="build cells cuda_tests message_probe bench_reduced/readonly STEPS="build cells message_probe bench_reduced cuda_tests/'
-mutate "a failed step ends the run" gpu/run.sh 's/if ((code == 3 || code == 4)); then/if ((code != 0)); then/'
+mutate "a failed step ends the run" gpu/run.sh 's/if \[\[ "\$step" == build \]\] \&\& ((code != 0)); then/if ((code != 0)); then/'
+mutate "a failed build does not end the run" gpu/run.sh 's/if \[\[ "\$step" == build \]\] \&\& ((code != 0)); then/if false; then/'
 exit $unseen

@@ -72,6 +72,10 @@ check "a failed step: exit 1, the later steps still run" rc_is 1
 check "... steps.txt names it" file_has "$work/out/steps.txt" "cuda_tests *failed (exit 1)"
 check "... and tests ran" file_has "$work/steps.log" "^tests$"
 
+CUDACXX=$work/cuda/nvcc-13.0 FAIL_STEP=report STEP_EXIT=3 run_gpu "$work/out"
+check "a step's 3 after the build: exit 1, the later steps still run" rc_is 1
+check "... and tests ran" file_has "$work/steps.log" "^tests$"
+
 CUDACXX=$work/cuda/nvcc-13.0 FAIL_STEP=build STEP_EXIT=4 run_gpu "$work/out"
 check "a failed build: exit 4, nothing after it" rc_is 4
 check "... the rest listed as not run" file_has "$work/out/not_run.txt" "tests: not run (build failed (exit 4))"
