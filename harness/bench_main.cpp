@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("torchplace_extra_work", std::to_string(*extra_work));
   tp::bench::register_all();
   benchmark::RunSpecifiedBenchmarks();
+  tp::bench::finish_all();  // frees cached host buffers while CUDA is still up
   benchmark::Shutdown();
   if (tp::bench::failures() > 0) {
     std::cerr << "torchplace_bench: " << tp::bench::failures() << " benchmark(s) failed\n";

@@ -28,6 +28,11 @@ std::vector<Registrar>& registrars() {
   return all;
 }
 
+std::vector<Registrar>& finishers() {
+  static std::vector<Registrar> all;  // filled during static initialisation
+  return all;
+}
+
 double extra_work_fraction = 0.0;
 
 }  // namespace
@@ -39,6 +44,15 @@ bool add_registrar(Registrar registrar) {
 
 void register_all() {
   for (Registrar registrar : registrars()) registrar();
+}
+
+bool add_finisher(Registrar finisher) {
+  finishers().push_back(finisher);
+  return true;
+}
+
+void finish_all() {
+  for (Registrar finisher : finishers()) finisher();
 }
 
 std::vector<torch::Device> cuda_bench_devices() {

@@ -9,6 +9,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -22,6 +23,10 @@ namespace tp::bench {
 using Registrar = void (*)();
 bool add_registrar(Registrar registrar);  // returns true, for `static const bool x = ...;`
 void register_all();
+// A finisher frees what a bench file kept across benchmarks (cached host buffers): bench_main
+// runs them all once every benchmark ran, before the process (and CUDA) shuts down.
+bool add_finisher(Registrar finisher);  // returns true, as add_registrar
+void finish_all();
 
 // Devices of the CUDA benchmarks: cuda:0 .. cuda:N-1, and cuda:0 when N == 0.
 std::vector<torch::Device> cuda_bench_devices();
@@ -37,8 +42,9 @@ void skip(benchmark::State& state, const std::string& reason);
 void note_failure();
 int failures();
 
-// Runs `body`; a c10::Error it throws fails this benchmark with its message (an error_message
-// without the "skip: " prefix) instead of ending the whole run, and counts as a failure.
+// Runs `body`; a c10::Error or other std::exception (std::bad_alloc, std::system_error) it
+// throws fails this benchmark with its message (an error_message without the "skip: " prefix)
+// instead of ending the whole run and losing its JSON, and counts as a failure.
 template <typename Body>
 void fail_on_error(benchmark::State& state, Body&& body) {
   try {
@@ -46,6 +52,9 @@ void fail_on_error(benchmark::State& state, Body&& body) {
   } catch (const c10::Error& error) {
     note_failure();
     state.SkipWithError(error.what_without_backtrace());
+  } catch (const std::exception& error) {
+    note_failure();
+    state.SkipWithError(error.what());
   }
 }
 

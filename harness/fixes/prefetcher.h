@@ -9,6 +9,10 @@
 // stream on every tensor handed out, so the caching allocator never reuses their memory early.
 // The source is called on the producer thread only: it must not be touched elsewhere meanwhile.
 //
+// Its source must give host (CPU) tensors: the copy runs on the side stream, which does not
+// wait for the caller's stream, so a batch already on a device is refused (check_host_batch),
+// never copied out of order.
+//
 // CPU target: a pass-through. next() calls the source on the caller's thread and returns the
 // batch through to_device(batch, kCPU): CPU tensors come back as they are (no copy, no pinning,
 // no thread), as there is no transfer to overlap.
@@ -49,6 +53,19 @@ struct PrefetchOptions {
   // would show.
   std::function<void()> before_copy;
 };
+
+// Throws (c10::Error) unless every tensor of `batch` is on the CPU: what the CUDA target's
+// producer checks before it copies a batch on its side stream.
+template <typename Batch>
+void check_host_batch(const Batch& batch, const torch::Device& target) {
+  map_tensors(batch, [&](const torch::Tensor& tensor) {
+    TORCH_CHECK(tensor.is_cpu(), "Prefetcher: a source for ", target.str(),
+                " must give host (CPU) tensors, got one on ", tensor.device().str(),
+                ": its copy would not wait for the caller's stream. Use that batch directly, "
+                "or a CPU target (a pass-through)");
+    return tensor;
+  });
+}
 
 template <typename Batch>
 class Prefetcher {
@@ -133,6 +150,7 @@ class Prefetcher {
 
   // Stages `host` in the slot's pinned buffers and queues their copy to the device.
   InFlight copy_ahead(const Batch& host, Slot& slot) {
+    check_host_batch(host, device_);
     if (slot.last_copy) slot.last_copy->synchronize();  // no reuse before its copy completed
     size_t position = 0;
     const Batch staged = map_tensors(host, [&](const torch::Tensor& source) {

@@ -160,5 +160,38 @@ TEST(Prefetcher, RethrowsTheSourcesErrorOnTheCallersThread_CUDA) {
   EXPECT_THROW(prefetcher.next(), c10::Error);
 }
 
+// What the CUDA target's producer checks before copying on its side stream: every tensor on the
+// host. A meta tensor is a non-CPU tensor on every build; one of five is enough to be refused.
+TEST(Prefetcher, SourceCheckRefusesABatchNotOnTheHost) {
+  const torch::Device cuda(torch::kCUDA, 0);
+  EXPECT_NO_THROW(check_host_batch(make_batch(0), cuda));
+  Nested partly_on_meta = make_batch(0);
+  std::get<1>(partly_on_meta).at("target") = std::get<1>(partly_on_meta).at("target").to(torch::kMeta);
+  try {
+    check_host_batch(partly_on_meta, cuda);
+    FAIL() << "a batch holding a meta tensor passed the host check";
+  } catch (const c10::Error& error) {
+    const std::string message = error.what_without_backtrace();
+    EXPECT_NE(message.find("must give host (CPU) tensors, got one on meta"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("cuda:0"), std::string::npos) << message;
+  }
+}
+
+// The same refusal from the producer thread, rethrown by next(): a CUDA batch is not copied.
+TEST(Prefetcher, CudaTargetRefusesASourceOfDeviceTensors_CUDA) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "device absent: needs cuda:0";
+  const torch::Device cuda(torch::kCUDA, 0);
+  const Nested on_device = to_device(make_batch(0), cuda);
+  Prefetcher<Nested> prefetcher([on_device]() -> std::optional<Nested> { return on_device; }, cuda);
+  try {
+    prefetcher.next();
+    FAIL() << "a source of CUDA tensors was accepted";
+  } catch (const c10::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("got one on cuda:0"), std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace tp::fixes

@@ -89,6 +89,12 @@ def device_copy_medians(bench):
             for key, by_size in values.items()}
 
 
+def cpu_copy_median(bench, path, size):
+    name = f"cpu_copy/path:{path}/bytes:{size}"
+    return statistics.median(e["bytes_per_second"] for e in bench["benchmarks"]
+                             if e["name"] == name and e["run_type"] == "iteration")
+
+
 def median_bandwidth(bench, direction, strategy, size):
     prefix = f"transfer/direction:{direction}/strategy:{strategy}/bytes:{size}/"
     return statistics.median(e["bytes_per_second"] for e in bench["benchmarks"]

@@ -13,8 +13,8 @@ import sys
 import tempfile
 import unittest
 
-from render_helpers import (LinkCollector, bandwidth_rows, device_copy_medians, load,
-                            median_bandwidth)
+from render_helpers import (LinkCollector, bandwidth_rows, cpu_copy_median, device_copy_medians,
+                            load, median_bandwidth)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -141,7 +141,26 @@ class RenderFixtures(TempDirs):
         self.assertTrue(skipped)
         for name in skipped:
             self.assertIn(f"<td>{name}</td><td>device absent: cuda:0 needs CUDA", page)
-        self.assertIn("CPU copies as % of memcpy", page)
+        self.assertIn("CPU copies as % of the memcpy doing the same work", page)
+
+    def test_cpu_copies_are_divided_by_the_memcpy_doing_the_same_work(self):
+        """clone and to_dtype allocate their destination: against alloc_memcpy; copy_ writes into
+        an allocated one: against memcpy (the fixture's alloc_memcpy is far slower at 64 MiB)."""
+        out, page = self.rendered("cpu_only")
+        bench = load(os.path.join(FIXTURES, "cpu_only", "bench.json"))
+        size = 64 * 1024 * 1024
+
+        def median(path):
+            return cpu_copy_median(bench, path, size)
+
+        with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
+            summary = handle.read()
+        for path, like in (("clone", "alloc_memcpy"), ("to_dtype", "alloc_memcpy"),
+                           ("copy_", "memcpy")):
+            share = 100 * median(path) / median(like)
+            self.assertIn(f"{path} {share:.0f}% of {like}", summary)
+            self.assertIn(f"<td>{path}</td><td>{like}</td>", page)
+        self.assertNotIn("<td>alloc_memcpy</td><td>", page)  # a baseline is not divided by itself
 
     def test_version_matrix_and_absent_bench(self):
         out, page = self.rendered("with_matrix")

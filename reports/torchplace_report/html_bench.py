@@ -85,10 +85,14 @@ def cpu_section(result, figures):
     if result.cpu_curves:
         body += image(figures["cpu_copy.png"], "CPU copy baselines")
         sizes = sorted({p[0] for points in result.cpu_curves.values() for p in points})
-        rows = [[escape(path)] + [f"{percent[s]:.0f}%" if s in percent else "–" for s in sizes]
-                for path, percent in result.cpu_percent.items()]
-        body += "<h3>CPU copies as % of memcpy (medians)</h3>" + table(
-            ["path"] + [tables.human_bytes(s) for s in sizes], rows, range(1, len(sizes) + 1))
+        rows = [[escape(path), escape(like)] +
+                [f"{percent[s]:.0f}%" if s in percent else "–" for s in sizes]
+                for path, (like, percent) in result.cpu_percent.items()]
+        body += ("<h3>CPU copies as % of the memcpy doing the same work (medians)</h3>"
+                 "<p>memcpy writes into a buffer allocated once (the like of copy_); alloc_memcpy "
+                 "allocates its destination each time, as clone and .to(dtype) do.</p>")
+        body += table(["path", "against"] + [tables.human_bytes(s) for s in sizes], rows,
+                      range(2, len(sizes) + 2))
     if result.mover_rows:
         body += image(figures["batch_mover.png"], "batch mover against a loop")
         rows = [(str(count), _us(mover), _us(loop), f"{ratio:.2f}×" if ratio else "–")

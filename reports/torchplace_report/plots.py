@@ -131,15 +131,17 @@ def cpu_copy(curves):
     """CPU copy bandwidth against size, one line per path."""
     figure, axis = plt.subplots(figsize=(8, 4.8))
     sizes = []
-    for path in sorted(curves, key=lambda name: (name != "memcpy", name)):
+    baselines = {"memcpy": {"color": "black", "linestyle": "--", "linewidth": 2},
+                 "alloc_memcpy": {"color": "dimgray", "linestyle": ":", "linewidth": 2}}
+    for path in sorted(curves, key=lambda name: (name not in baselines, name)):
         points = curves[path]
-        style = {"color": "black", "linestyle": "--", "linewidth": 2} if path == "memcpy" else {}
+        style = baselines.get(path, {})
         _errorbar(axis, points, label=path, **style)
         sizes += [p[0] for p in points]
     _log_y(axis, "bandwidth (GB/s, log scale)")
     _size_axis(axis, sizes)
     axis.set_xlabel("copy size (bytes, log scale)")
-    axis.set_title("CPU copy baselines (memcpy dashed)")
+    axis.set_title("CPU copy baselines (memcpy dashed, alloc_memcpy dotted)")
     axis.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return to_png(figure)
 

@@ -75,10 +75,10 @@ def _transfers(result):
     for count, mover, loop, ratio in result.mover_rows[-1:]:
         lines.append(f"- batch mover / loop of .to() at {count} tensors: {ratio:.2f}×." if ratio
                      else f"- batch mover at {count} tensors: no loop to compare.")
-    memcpy = result.cpu_percent.get("memcpy")
-    if memcpy:
-        size = max(memcpy)
-        shares = ", ".join(f"{path} {p[size]:.0f}%" for path, p in result.cpu_percent.items()
-                           if path != "memcpy" and size in p)
-        lines.append(f"- CPU copies at {tables.human_bytes(size)} as % of memcpy: {shares}.")
+    sizes = [size for _, percent in result.cpu_percent.values() for size in percent]
+    if sizes:
+        size = max(sizes)
+        shares = ", ".join(f"{path} {p[size]:.0f}% of {like}"
+                           for path, (like, p) in result.cpu_percent.items() if size in p)
+        lines.append(f"- CPU copies at {tables.human_bytes(size)} against the same work: {shares}.")
     return lines

@@ -113,12 +113,22 @@ def cpu_copy_curves(bench):
     return {path: sorted(points) for path, points in sorted(curves.items())}
 
 
+# Each CPU copy path against the memcpy that does the same work: into a destination allocated
+# once, or into one allocated by that call (whose page faults then count on both sides).
+CPU_LIKE = {"copy_": "memcpy", "clone": "alloc_memcpy", "to_dtype": "alloc_memcpy"}
+CPU_BASELINES = ("memcpy", "alloc_memcpy")
+
+
 def cpu_copy_percent(curves):
-    """{path: {bytes: median % of memcpy's median}}."""
-    memcpy = {size: median for size, median, _, _ in curves.get("memcpy", [])}
-    ordered = sorted(curves, key=lambda path: (path != "memcpy", path))
-    return {path: {size: 100.0 * median / memcpy[size] for size, median, _, _ in curves[path]
-                   if memcpy.get(size)} for path in ordered}
+    """{path: (baseline, {bytes: median % of the baseline's median})} for each path of CPU_LIKE
+    measured with its baseline; a path whose baseline is missing gets (baseline, {})."""
+    percent = {}
+    for path in sorted(set(curves) - set(CPU_BASELINES)):
+        like = CPU_LIKE.get(path, "memcpy")
+        base = {size: median for size, median, _, _ in curves.get(like, [])}
+        percent[path] = (like, {size: 100.0 * median / base[size]
+                                for size, median, _, _ in curves[path] if base.get(size)})
+    return percent
 
 
 def batch_mover_rows(bench):

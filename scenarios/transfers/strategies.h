@@ -2,7 +2,6 @@
 // benchmarks. A step moves the whole batch; the harness (device_timing.h) times it until the
 // device is idle and, where the step marks its host<->device copy, that copy alone.
 #pragma once
-#include <cstring>
 #include <memory>
 #include <numeric>
 
@@ -10,6 +9,7 @@
 #include "device_timing.h"
 #include "fixes/batch_mover.h"
 #include "fixes/prefetcher.h"
+#include "host_cache.h"
 
 #if TORCHPLACE_WITH_CUDA
 #include <cuda_runtime_api.h>
@@ -50,19 +50,18 @@ TransferStep pageable_step(const Batch& source, torch::Device target, bool non_b
 
 // pinned_resident: the batch already sits in pinned memory, as a DataLoader with pin_memory
 // delivers it (h2d), or lands in a pinned buffer allocated once (d2h); a non_blocking copy.
+// `pinned` is shaped as `source` (h2d: holding its values; host_cache.h makes both once).
 template <typename Batch>
-TransferStep pinned_resident_step(const Batch& source, torch::Device target) {
-  const Batch pinned = tp::fixes::map_tensors(source, pinned_like);
-  const std::vector<torch::Tensor> from = flat_tensors(source);
-  const std::vector<torch::Tensor> into = flat_tensors(pinned);
+TransferStep pinned_resident_step(const Batch& source, const Batch& pinned, torch::Device target) {
   if (target.is_cuda()) {
-    copy_each(into, from, /*non_blocking=*/false);
     return [=](CopyWindow& copy) {
       copy.open();
       tp::fixes::to_device(pinned, target, {/*non_blocking=*/true});
       copy.close();
     };
   }
+  const std::vector<torch::Tensor> from = flat_tensors(source);
+  const std::vector<torch::Tensor> into = flat_tensors(pinned);
   return [=](CopyWindow& copy) {
     copy.open();
     copy_each(into, from, /*non_blocking=*/true);
@@ -98,10 +97,11 @@ TransferStep pin_each_time_step(const Batch& source, torch::Device target) {
 // previous copy's event before rewriting (h2d: pageable -> staging -> device) or reading (d2h) it.
 // Each timed step ends synchronized, so here that wait is free: what differs from
 // pinned_resident is the host copy into the staging buffer (h2d).
+// `staging` is a pinned batch shaped as `source`, reused from step to step.
 template <typename Batch>
-TransferStep staging_reuse_step(const Batch& source, torch::Device target, torch::Device cuda) {
+TransferStep staging_reuse_step(const Batch& source, const Batch& staging, torch::Device target,
+                                torch::Device cuda) {
   const bool to_device = target.is_cuda();
-  const Batch staging = tp::fixes::map_tensors(source, pinned_like);
   const std::vector<torch::Tensor> from = flat_tensors(source);
   const std::vector<torch::Tensor> into = flat_tensors(staging);
   auto last_copy = std::make_shared<at::cuda::CUDAEvent>();
@@ -138,19 +138,21 @@ TransferStep device_resident_step(const Batch& source, torch::Device cuda) {
   };
 }
 
-// raw_cudamemcpy, the ceiling: cudaMemcpyAsync per tensor between cudaHostAlloc memory and the
-// device, with no LibTorch in the way.
-inline TransferStep raw_memcpy_step(const std::vector<int64_t>& tensor_bytes, bool to_device,
+// raw_cudamemcpy, the ceiling: cudaMemcpyAsync per tensor between page-locked memory and the
+// device, with no LibTorch in the way. `pinned` holds the batch's tensors back to back in one
+// block (host_cache.h); the device side starts as a copy of it, so d2h writes the same values.
+inline TransferStep raw_memcpy_step(const std::vector<int64_t>& tensor_bytes,
+                                    const std::vector<torch::Tensor>& pinned, bool to_device,
                                     torch::Device cuda) {
   const int64_t total = std::accumulate(tensor_bytes.begin(), tensor_bytes.end(), int64_t{0});
-  void* host = nullptr;
-  C10_CUDA_CHECK(cudaHostAlloc(&host, static_cast<size_t>(total), cudaHostAllocDefault));
-  std::shared_ptr<void> host_memory(host, [](void* memory) { cudaFreeHost(memory); });
-  std::memset(host, 1, static_cast<size_t>(total));
+  TORCH_CHECK(!pinned.empty() && pinned.front().storage().nbytes() >= static_cast<size_t>(total),
+              "raw_cudamemcpy: the pinned block holds fewer than ", total, " bytes");
   const torch::Tensor device_memory = torch::empty({total}, torch::dtype(torch::kUInt8).device(cuda));
+  C10_CUDA_CHECK(cudaMemcpy(device_memory.data_ptr(), pinned.front().data_ptr(),
+                            static_cast<size_t>(total), cudaMemcpyHostToDevice));
   const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
-  return [=](CopyWindow& copy) {
-    auto* host_bytes = static_cast<char*>(host_memory.get());
+  return [=](CopyWindow& copy) {  // `pinned` captured: keeps the block alive
+    auto* host_bytes = static_cast<char*>(pinned.front().data_ptr());
     auto* device_bytes = static_cast<char*>(device_memory.data_ptr());
     const c10::cuda::CUDAStream stream = current_stream(cuda);
     copy.open();
@@ -163,6 +165,20 @@ inline TransferStep raw_memcpy_step(const std::vector<int64_t>& tensor_bytes, bo
     }
     copy.close();
   };
+}
+
+// A page-locked host block of `bytes` (uint8), freed with cudaFreeHost when its last tensor goes.
+inline torch::Tensor pinned_block(int64_t bytes) {
+  void* memory = nullptr;
+  C10_CUDA_CHECK(cudaHostAlloc(&memory, static_cast<size_t>(bytes), cudaHostAllocDefault));
+  return torch::from_blob(
+      memory, {bytes}, [](void* block) { (void)cudaFreeHost(block); }, torch::dtype(torch::kUInt8));
+}
+
+// The transfer benchmarks' host batches, one size at a time (freed by bench_main at the end).
+inline HostCache& host_cache() {
+  static HostCache cache(pinned_block);
+  return cache;
 }
 #endif
 

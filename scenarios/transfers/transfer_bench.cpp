@@ -5,7 +5,7 @@
 //   nested_batch/direction:h2d/strategy:<s>/count:1000/bytes:4096/device:cuda:0   a map of lists
 // Strategies: see strategies.h; raw_cudamemcpy is the machine's ceiling. prefetch and
 // device_resident are host-to-device strategies and are not listed for d2h. The harness times
-// each step (device_timing.h).
+// each step (device_timing.h); the host batches are made once per size (host_cache.h).
 #include <cmath>
 
 #include "strategies.h"
@@ -35,48 +35,43 @@ std::string case_name(const Case& c) {
 }
 
 #if TORCHPLACE_WITH_CUDA
-torch::Tensor host_tensor(int64_t bytes) {
-  return torch::rand({bytes / static_cast<int64_t>(sizeof(float))});  // pageable
-}
-
-std::vector<torch::Tensor> small_tensors(const Case& c) {
-  std::vector<torch::Tensor> tensors;
-  for (int64_t i = 0; i < c.count; ++i) tensors.push_back(host_tensor(c.tensor_bytes));
-  return tensors;
-}
-
-std::map<std::string, std::vector<torch::Tensor>> nested_batch(const Case& c) {
-  std::map<std::string, std::vector<torch::Tensor>> batch;  // 40 % images, 40 % masks, 20 % ids
+// A list of the batch's tensors as a map of lists: 40 % images, 40 % masks, 20 % ids.
+std::map<std::string, std::vector<torch::Tensor>> as_nested(const std::vector<torch::Tensor>& flat) {
+  std::map<std::string, std::vector<torch::Tensor>> batch;
   const char* keys[] = {"images", "masks", "images", "masks", "ids"};
-  for (int64_t i = 0; i < c.count; ++i) batch[keys[i % 5]].push_back(host_tensor(c.tensor_bytes));
+  for (size_t i = 0; i < flat.size(); ++i) batch[keys[i % 5]].push_back(flat[i]);
   return batch;
 }
 
+// `pinned`: the same batch in pinned memory (values included), for the pinned strategies.
 template <typename Batch>
-TransferStep make_step(const Case& c, const Batch& host) {
+TransferStep make_step(const Case& c, const Batch& host, const Batch& pinned) {
   const torch::Device cuda = c.device;
   const bool h2d = c.direction == "h2d";
   const torch::Device target = h2d ? cuda : torch::Device(torch::kCPU);
   const Batch source = h2d ? host : tp::fixes::to_device(host, cuda);
   if (c.strategy == "pageable") return pageable_step(source, target, false);
   if (c.strategy == "pageable_non_blocking") return pageable_step(source, target, true);
-  if (c.strategy == "pinned_resident") return pinned_resident_step(source, target);
+  if (c.strategy == "pinned_resident") return pinned_resident_step(source, pinned, target);
   if (c.strategy == "pin_each_time") return pin_each_time_step(source, target);
-  if (c.strategy == "pinned_staging_reuse") return staging_reuse_step(source, target, cuda);
+  if (c.strategy == "pinned_staging_reuse") return staging_reuse_step(source, pinned, target, cuda);
   if (c.strategy == "prefetch") return prefetch_step(source, cuda);
   if (c.strategy == "device_resident") return device_resident_step(host, cuda);
   std::vector<int64_t> tensor_bytes;
   for (const torch::Tensor& tensor : flat_tensors(host)) tensor_bytes.push_back(tensor.nbytes());
-  return raw_memcpy_step(tensor_bytes, h2d, cuda);
+  return raw_memcpy_step(tensor_bytes, flat_tensors(pinned), h2d, cuda);
 }
 
-// The batch's step, and for the extra work a step of the strategy on one tensor of `part` bytes.
+// The batch's step, and for the extra work a step of the strategy on one tensor of `part` bytes
+// (made here: only the gate's calibration asks for it).
 template <typename Batch>
-void time_steps(benchmark::State& state, const Case& c, const Batch& host) {
+void time_steps(benchmark::State& state, const Case& c, const Batch& host, const Batch& pinned) {
   int64_t bytes = 0;
   for (const torch::Tensor& tensor : flat_tensors(host)) bytes += tensor.nbytes();
   run_transfer_loop(state, bytes, [&](int64_t part) {
-    return part == bytes ? make_step(c, host) : make_step(c, host_tensor(part));
+    if (part == bytes) return make_step(c, host, pinned);
+    const torch::Tensor part_host = torch::rand({part / static_cast<int64_t>(sizeof(float))});
+    return make_step(c, part_host, pinned_like(part_host).copy_(part_host));
   }, c.device);
 }
 #endif
@@ -87,11 +82,12 @@ void run_case(benchmark::State& state, const Case& c) {
   // the batch on both sides (4 with the prefetcher's queue), and the extra work's own steps
   const double copies = (c.strategy == "prefetch" ? 4 : 2) * (1 + std::ceil(extra_work()));
   const auto device_bytes = static_cast<int64_t>(copies * c.count * c.tensor_bytes);
-  if (const auto reason = lacks_memory(c.device, device_bytes)) return skip(state, *reason);
-  fail_on_error(state, [&] {
-    if (c.family == "transfer") return time_steps(state, c, host_tensor(c.tensor_bytes));
-    if (c.family == "small_tensors") return time_steps(state, c, small_tensors(c));
-    time_steps(state, c, nested_batch(c));
+  fail_on_error(state, [&] {  // a CUDA error in the memory query, too, fails this one only
+    if (const auto reason = lacks_memory(c.device, device_bytes)) return skip(state, *reason);
+    const HostBatch& host = host_cache().get(c.count, c.tensor_bytes);  // made once per size
+    if (c.family == "transfer") return time_steps(state, c, host.pageable[0], host.pinned[0]);
+    if (c.family == "small_tensors") return time_steps(state, c, host.pageable, host.pinned);
+    time_steps(state, c, as_nested(host.pageable), as_nested(host.pinned));
   });
 #else
   skip(state, "built without CUDA: this LibTorch has no CUDA support, so " +
@@ -103,14 +99,16 @@ void add(const Case& c) {
   benchmark::RegisterBenchmark(case_name(c).c_str(), run_case, c)->UseManualTime();
 }
 
+// Size by size (every direction and strategy of one size, then the next), so that the host
+// cache makes each size's batch once.
 void register_transfers() {
   for (const torch::Device& device : cuda_bench_devices()) {
-    for (const std::string direction : {"h2d", "d2h"}) {
-      for (const std::string& strategy : kStrategies) {
-        // host-to-device only: prefetch, and device_resident (a device-side clone either way)
-        if (direction == "d2h" && (strategy == "prefetch" || strategy == "device_resident"))
-          continue;
-        for (const int64_t bytes : powers_of_4(4 * kKiB, kGiB)) {
+    for (const int64_t bytes : powers_of_4(4 * kKiB, kGiB)) {
+      for (const std::string direction : {"h2d", "d2h"}) {
+        for (const std::string& strategy : kStrategies) {
+          // host-to-device only: prefetch, and device_resident (a device-side clone either way)
+          if (direction == "d2h" && (strategy == "prefetch" || strategy == "device_resident"))
+            continue;
           add({"transfer", direction, strategy, 1, bytes, device});
         }
       }
@@ -123,7 +121,15 @@ void register_transfers() {
   }
 }
 
+// Frees the cached host batches once every benchmark ran, before CUDA shuts down.
+void free_host_batches() {
+#if TORCHPLACE_WITH_CUDA
+  host_cache().clear();
+#endif
+}
+
 const bool registered = add_registrar(register_transfers);
+const bool finishing = add_finisher(free_host_batches);
 
 }  // namespace
 }  // namespace tp::bench

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# ci/gpu/run.sh without a GPU or a build: a fake python3 (a CUDA torch), fake nvcc toolkits and a
+# fake step runner stand in. Checks the toolkit check (exit 3 on another CUDA release), the budget
+# (steps cut or never started are named, exit 5), the step outcomes, and step.sh's mapping of a
+# CTest failure (8) to 1. Prints "N passed, N failed"; exits 1 on any failure.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+run_sh=$here/../run.sh
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+check() { # <what> <command...>
+  local what=$1
+  shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $what" >&2; fi
+}
+
+# fakes: python3 answers as a pip torch built for CUDA $TORCH_CUDA; nvcc-X.Y says release X.Y;
+# the step runner sleeps $STEP_SLEEP s and exits $STEP_EXIT for step $FAIL_STEP (else 0).
+mkdir -p "$work/bin" "$work/cuda"
+cat >"$work/bin/python3" <<'PY'
+#!/usr/bin/env bash
+case "$*" in
+  *version.cuda*) echo "$TORCH_CUDA" ;;
+  *cmake_prefix_path*) echo /fake/torch/share/cmake ;;
+  *) exit 1 ;;
+esac
+PY
+for release in 12.4 13.0; do
+  printf '#!/bin/sh\necho "Cuda compilation tools, release %s, V%s.99"\n' "$release" "$release" \
+    >"$work/cuda/nvcc-$release"
+done
+cat >"$work/step" <<'STEP'
+#!/usr/bin/env bash
+echo "$1" >>"$STEP_LOG"
+sleep "${STEP_SLEEP:-0}"
+[[ "$1" == "${FAIL_STEP:-}" ]] && exit "${STEP_EXIT:-1}"
+exit 0
+STEP
+chmod +x "$work/bin/python3" "$work/cuda"/nvcc-* "$work/step"
+
+# run_gpu <out> <args...>: run.sh with the fakes; its exit code in $work/rc, output in $work/log.
+run_gpu() {
+  local out=$1
+  shift
+  rm -rf "$out" "$work/steps.log"
+  (export PATH="$work/bin:$PATH" TORCH_CUDA=${TORCH_CUDA:-13.0} TORCHPLACE_GPU_STEP=$work/step \
+    STEP_LOG=$work/steps.log
+   unset Torch_DIR CMAKE_PREFIX_PATH
+   "$run_sh" "$out" "$@") >"$work/log" 2>&1
+  echo $? >"$work/rc"
+  sed -n 's/^== steps (\([0-9]*\)s.*/\1/p' "$work/log" >"$work/elapsed"
+}
+rc_is() { [[ $(cat "$work/rc") == "$1" ]] || { echo "exit $(cat "$work/rc"), wanted $1:" >&2; cat "$work/log" >&2; false; }; }
+log_has() { grep -q -- "$1" "$work/log" || { echo "no '$1' in:" >&2; cat "$work/log" >&2; false; }; }
+file_has() { grep -q -- "$2" "$1" || { echo "no '$2' in $1:" >&2; cat "$1" >&2; false; }; }
+
+CUDACXX=$work/cuda/nvcc-12.4 run_gpu "$work/out"
+check "a 12.4 nvcc beside a CUDA 13.0 torch exits 3" rc_is 3
+check "... and names both releases" log_has "CUDACXX=.*nvcc-12.4 is CUDA 12.4, but python3's torch is built for CUDA 13.0"
+check "... before any step ran" test ! -f "$work/steps.log"
+
+CUDACXX=$work/cuda/nvcc-13.0 run_gpu "$work/out"
+check "a matching nvcc runs every step and exits 0" rc_is 0
+check "... the steps in their order" test "$(tr '\n' ' ' <"$work/steps.log")" = \
+  "build cells cuda_tests message_probe bench_reduced report bench_rest tests "
+check "... not_run.txt says every step ran" file_has "$work/out/not_run.txt" "every step ran"
+check "... and the pack holds the step logs" sh -c "tar -tzf '$work/out/run.tar.gz' | grep -q logs/tests.log"
+
+CUDACXX=$work/cuda/nvcc-13.0 FAIL_STEP=cuda_tests run_gpu "$work/out"
+check "a failed step: exit 1, the later steps still run" rc_is 1
+check "... steps.txt names it" file_has "$work/out/steps.txt" "cuda_tests *failed (exit 1)"
+check "... and tests ran" file_has "$work/steps.log" "^tests$"
+
+CUDACXX=$work/cuda/nvcc-13.0 FAIL_STEP=report STEP_EXIT=3 run_gpu "$work/out"
+check "a step's 3 after the build: exit 1, the later steps still run" rc_is 1
+check "... and tests ran" file_has "$work/steps.log" "^tests$"
+
+CUDACXX=$work/cuda/nvcc-13.0 FAIL_STEP=build STEP_EXIT=4 run_gpu "$work/out"
+check "a failed build: exit 4, nothing after it" rc_is 4
+check "... the rest listed as not run" file_has "$work/out/not_run.txt" "tests: not run (build failed (exit 4))"
+
+# 4 s a step, 11 s: build and cells run, then under 5 s are left: no step starts.
+CUDACXX=$work/cuda/nvcc-13.0 STEP_SLEEP=4 run_gpu "$work/out" --budget 11
+check "a budget spent between steps: exit 5" rc_is 5
+check "... the steps not started are named" file_has "$work/out/not_run.txt" \
+  "cuda_tests: not run (the 11 s budget ran out before it)"
+check "... and printed" log_has "bench_rest: not run"
+check "... what finished is in steps.txt" file_has "$work/out/steps.txt" "cells *passed"
+
+# 6 s a step, 18 s: cuda_tests starts with ~6 s left and is cut.
+CUDACXX=$work/cuda/nvcc-13.0 STEP_SLEEP=6 run_gpu "$work/out" --budget 18
+check "a budget cut mid-step: exit 5" rc_is 5
+check "... the step under way is cut and named" file_has "$work/out/not_run.txt" \
+  "cuda_tests: cut by the budget"
+check "... the later steps are named as not run" file_has "$work/out/not_run.txt" \
+  "tests: not run (the 18 s budget ran out during cuda_tests)"
+check "... the run stops at the budget" test "$(cat "$work/elapsed")" -le 20
+
+run_gpu "$work/out" --budget 0
+check "--budget 0 is a bad argument (64)" rc_is 64
+run_gpu "$work/out" --budget
+check "--budget without seconds is a bad argument (64)" rc_is 64
+
+# step.sh: CTest's failure exit (8) is the step's 1.
+printf '#!/bin/sh\necho "50%% tests passed, 1 tests failed out of 2"\nexit 8\n' >"$work/bin/ctest"
+chmod +x "$work/bin/ctest"
+PATH="$work/bin:$PATH" TORCHPLACE_BUILD_DIR=$work/build "$here/../step.sh" cuda_tests "$work/out" >/dev/null 2>&1
+code=$?
+check "step.sh maps CTest's 8 to 1 (got $code)" test "$code" = 1
+
+echo "$passed passed, $failed failed"
+((failed == 0))
