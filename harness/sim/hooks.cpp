@@ -17,8 +17,20 @@ namespace tp::sim::detail {
 #if TP_SIM_AT_LEAST(2, 1)
 namespace {
 
+// The interface changes from version to version (2.1: two methods; 2.2+ derives from
+// AcceleratorHooksInterface; later ones add isAvailable, isBuilt, ...). These are declared
+// without `override` so that each overrides where the version has it and is inert where not.
 struct Hooks final : at::PrivateUse1HooksInterface {
-  at::Device getDeviceFromPtr(void*) const override { return device(); }
+  at::Device getDeviceFromPtr(void*) const { return device(); }
+  bool hasPrimaryContext(c10::DeviceIndex) const { return true; }
+  bool isAvailable() const { return true; }
+  bool isBuilt() const { return true; }
+  c10::DeviceIndex deviceCount() const { return 1; }
+  c10::DeviceIndex getCurrentDevice() const { return 0; }
+  void setCurrentDevice(c10::DeviceIndex) const {}
+  c10::DeviceIndex exchangeDevice(c10::DeviceIndex) const { return 0; }
+  c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex) const { return 0; }
+  void init() const {}
 };
 
 }  // namespace
