@@ -4,6 +4,7 @@
 #   KIND gtest      links the harness's test main; every cell becomes a CTest test through
 #                   gtest_discover_tests, labelled by the device it needs:
 #                     cpu        names holding "device=cpu"
+#                     sim        names holding "device=sim" (the simulated device, harness/sim/)
 #                     cuda       names holding "device=cuda", and harness tests named *_CUDA
 #                     multi_gpu  names holding "devices=" (cells that take two GPUs)
 #                     unit       everything else (harness self-tests)
@@ -42,8 +43,9 @@ endfunction()
 # One discovery per label; the filters are disjoint and the last one takes the rest,
 # so no test is left out of CTest.
 function(_torchplace_discover_labelled target)
-  set(_filters "*device=cpu*" "*device=cuda*:*_CUDA" "*devices=*" "-*device=*:*devices=*:*_CUDA")
-  set(_labels cpu cuda multi_gpu unit)
+  set(_filters "*device=cpu*" "*device=sim*" "*device=cuda*:*_CUDA" "*devices=*"
+               "-*device=*:*devices=*:*_CUDA")
+  set(_labels cpu sim cuda multi_gpu unit)
   foreach(_filter _label IN ZIP_LISTS _filters _labels)
     gtest_discover_tests(${target}
       TEST_FILTER "${_filter}"

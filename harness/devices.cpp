@@ -2,12 +2,14 @@
 
 #include <torch/cuda.h>
 
+#include "sim/include/tp/sim.h"
+
 namespace tp {
 
 namespace {
 
 std::string compact(const torch::Device& device) {
-  std::string text = device.str();  // "cuda:0"
+  std::string text = sim::label(device);  // "cuda:0", "sim:0"
   text.erase(std::remove(text.begin(), text.end(), ':'), text.end());
   return text;
 }
@@ -16,7 +18,7 @@ std::string compact(const torch::Device& device) {
 
 std::string Placement::label() const {
   std::string text;
-  for (const torch::Device& device : devices) text += (text.empty() ? "" : "+") + device.str();
+  for (const torch::Device& device : devices) text += (text.empty() ? "" : "+") + sim::label(device);
   return text;
 }
 
@@ -30,7 +32,10 @@ int cuda_device_count() { return static_cast<int>(torch::cuda::device_count()); 
 
 std::vector<Placement> expand(DeviceAxis axis) {
   std::vector<Placement> placements;
-  if (axis == DeviceAxis::kEach) placements.push_back({{torch::Device(torch::kCPU)}});
+  if (axis == DeviceAxis::kEach) {
+    placements.push_back({{torch::Device(torch::kCPU)}});
+    placements.push_back({{sim::device()}});  // simulated: present on every host
+  }
   if (axis == DeviceAxis::kCudaPair) {
     placements.push_back({{torch::Device(torch::kCUDA, 0), torch::Device(torch::kCUDA, 1)}});
     return placements;

@@ -13,7 +13,8 @@
 namespace tp {
 
 enum class DeviceAxis {
-  kEach,      // cpu, then cuda:0 .. cuda:N-1 (cuda:0 listed even when N == 0)
+  kEach,      // cpu, sim:0 (simulated, harness/sim/), then cuda:0 .. cuda:N-1 (cuda:0 listed
+              // even when N == 0)
   kCudaOnly,  // cuda:0 .. cuda:N-1 (cuda:0 listed even when N == 0)
   kCudaPair,  // (cuda:0, cuda:1): cells that need two GPUs
 };
@@ -22,7 +23,7 @@ struct Placement {
   std::vector<torch::Device> devices;  // first is the cell's main device
 
   torch::Device primary() const { return devices.front(); }
-  std::string label() const;  // "cpu", "cuda:0", "cuda:0+cuda:1"
+  std::string label() const;  // "cpu", "sim:0", "cuda:0", "cuda:0+cuda:1"
   std::string name_part()
       const;  // "device=cuda0" or "devices=cuda0+cuda1" (no ':' for gtest filters)
 };

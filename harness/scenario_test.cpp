@@ -21,12 +21,15 @@ TEST(Scenario, CellsAreTheCartesianProductWithDevicesLast) {
 
 TEST(Devices, CpuIsAlwaysListedAndCudaZeroEvenWhenAbsent) {
   const std::vector<Placement> placements = expand(DeviceAxis::kEach);
-  ASSERT_GE(placements.size(), 2u);
+  ASSERT_GE(placements.size(), 3u);
   EXPECT_EQ(placements[0].label(), "cpu");
   EXPECT_FALSE(absent_reason(placements[0]).has_value());
-  EXPECT_EQ(placements[1].label(), "cuda:0");
-  EXPECT_EQ(placements[1].name_part(), "device=cuda0");
-  EXPECT_EQ(absent_reason(placements[1]).has_value(), cuda_device_count() == 0);
+  EXPECT_EQ(placements[1].label(), "sim:0");  // simulated (harness/sim/): present everywhere
+  EXPECT_EQ(placements[1].name_part(), "device=sim0");
+  EXPECT_FALSE(absent_reason(placements[1]).has_value());
+  EXPECT_EQ(placements[2].label(), "cuda:0");
+  EXPECT_EQ(placements[2].name_part(), "device=cuda0");
+  EXPECT_EQ(absent_reason(placements[2]).has_value(), cuda_device_count() == 0);
 }
 
 TEST(Devices, PairsNeedTwoGpusAndSaySo) {

@@ -23,6 +23,7 @@
 #include "fixes/follow_parameters.h"
 #include "numeric.h"
 #include "scenario.h"
+#include "sim/include/tp/sim.h"
 #include "temp_dir.h"
 
 namespace {
@@ -158,6 +159,10 @@ void run(tp::Cell& cell) {
 tp::Expect expectation(const tp::CellSpec& cell) {
   using E = tp::ErrorClass;
   const std::string& kind = cell.axis("case");
+  if (tp::sim::is_sim(cell.device())) {
+    return tp::Expect::skip("sim:0: these cases are about CUDA-tagged archives; save and load on "
+                            "the simulated device are checked in harness/sim/sim_test.cpp");
+  }
   if (kind == "default_load_without_cuda") {
     if (cell.device().is_cuda()) {
       return tp::Expect::skip("runs in the cpu cell: a cuda cell has CUDA, where "

@@ -32,7 +32,8 @@ def _grid(matrix):
     lines = ["| cell | " + " | ".join(versions) + " |", "|---|" + "---|" * len(versions)]
     for cell in matrix["cells"]:
         row = [_cell_text(cell["by_version"].get(v)) for v in versions]
-        lines.append(f"| {cell['id']} | " + " | ".join(row) + " |")
+        simulated = " (simulated)" if cell.get("device", "").startswith("sim:") else ""
+        lines.append(f"| {cell['id']}{simulated} | " + " | ".join(row) + " |")
     return lines
 
 

@@ -254,5 +254,21 @@ class CommandLine(TempDirs):
         self.assertEqual(self.torchplace(self.tmp).returncode, 3)  # no results.json, no matrix.json
 
 
+class SimulatedColumnTest(unittest.TestCase):
+    """The simulated device (harness/sim/) gets a column of its own, titled as simulated."""
+
+    def test_sim_column_is_labelled_simulated(self):
+        sys.path.insert(0, os.path.join(ROOT, "reports"))
+        from torchplace_report import matrix
+        cell = {"id": "s/variant=broken/device=sim:0", "scenario": "s",
+                "axes": {"variant": "broken"}, "device": "sim:0", "expected": {},
+                "observed": {"outcome": "error", "error_class": "DeviceMismatch"},
+                "status": "pass", "reason": ""}
+        cpu = dict(cell, id="s/variant=broken/device=cpu", device="cpu")
+        cuda = dict(cell, id="s/variant=broken/device=cuda:0", device="cuda:0")
+        grid = matrix.from_results({"cells": [cuda, cell, cpu]})
+        self.assertEqual(grid.columns, ["cpu", "sim:0 (simulated)", "cuda:0"])
+
+
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1] + sys.argv[1:], verbosity=2)

@@ -98,7 +98,7 @@ def from_results(results):
     """The grid of one run: columns are the devices."""
     rows, columns, cells = [], [], {}
     for cell in results["cells"]:
-        row, column = row_label(cell["scenario"], cell["axes"]), cell["device"]
+        row, column = row_label(cell["scenario"], cell["axes"]), device_column(cell["device"])
         _add_unique(rows, row)
         _add_unique(columns, column)
         observed = cell["observed"]
@@ -112,13 +112,13 @@ def from_version_matrix(matrix):
     """The grid across LibTorch versions: columns are 'version · device'."""
     versions = {v["version"]: v for v in matrix["versions"]}
     rows, cells = [], {}
-    devices = sorted({cell["device"] for cell in matrix["cells"]}, key=_device_key)
+    devices = sorted({device_column(cell["device"]) for cell in matrix["cells"]}, key=_device_key)
     columns = [f"{version} · {device}" for version in versions for device in devices]
     for cell in matrix["cells"]:
         row = row_label(cell["scenario"], cell["axes"])
         _add_unique(rows, row)
         for version, info in versions.items():
-            column = f"{version} · {cell['device']}"
+            column = f"{version} · {device_column(cell['device'])}"
             entry = cell["by_version"].get(version)
             if entry is None:
                 reason = f"LibTorch {version}: {info['status']}"
@@ -137,6 +137,11 @@ def _add_unique(items, item):
         items.append(item)
 
 
+def device_column(device):
+    """A device's column title: the simulated device (harness/sim/) is labelled as such."""
+    return f"{device} (simulated)" if device.startswith("sim:") else device
+
+
 def _device_key(device):
-    """cpu first, then cuda:0, cuda:1, then pairs."""
-    return (device != "cpu", "+" in device, device)
+    """cpu first, then the simulated device, then cuda:0, cuda:1, then pairs."""
+    return (device != "cpu", not device.startswith("sim:"), "+" in device, device)

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Does sim:0 give CUDA's verdict? Pairs every scenario cell on sim:0 with the same cell on
+cuda:0 in one results file (schema torchplace.results/1) and compares what each observed:
+outcome (success/error) and error class.
+
+  compare_verdicts.py RESULTS.json            compare a finished run
+  compare_verdicts.py --suite BINARY [--skip-without-cuda]
+                                              run BINARY's sim:0 and cuda:0 cells, then compare
+
+Exit: 0 every pair agrees (at least one pair compared), 1 a pair disagrees, 3 nothing to judge
+(no cuda:0 cell ran: CUDA absent) or bad input, 77 the same with --skip-without-cuda (CTest skip).
+"""
+import json
+import subprocess
+import sys
+import tempfile
+
+SIM, CUDA = "device=sim:0", "device=cuda:0"
+
+
+def verdict(cell):
+    observed = cell["observed"]
+    return (observed.get("outcome"), observed.get("error_class"))
+
+
+def compare(cells):
+    """(agreeing pairs, disagreement lines, notes on cells not compared)."""
+    by_id = {cell["id"]: cell for cell in cells}
+    agree, disagree, notes = 0, [], []
+    for cell_id, sim in by_id.items():
+        if SIM not in cell_id:
+            continue
+        cuda = by_id.get(cell_id.replace(SIM, CUDA))
+        if cuda is None or cuda["status"] == "skip" or sim["status"] == "skip":
+            why = "no cuda:0 cell" if cuda is None else (
+                f"cuda:0 skipped: {cuda['reason']}" if cuda["status"] == "skip"
+                else f"sim:0 skipped: {sim['reason']}")
+            notes.append(f"not compared: {cell_id} ({why})")
+            continue
+        if verdict(sim) == verdict(cuda):
+            agree += 1
+        else:
+            disagree.append(f"DIFFERS: {cell_id}: sim {verdict(sim)} vs cuda {verdict(cuda)}; "
+                            f"sim said {sim['observed'].get('message', '')[:200]!r}, "
+                            f"cuda said {cuda['observed'].get('message', '')[:200]!r}")
+    return agree, disagree, notes
+
+
+def load_cells(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        return doc["cells"]
+    except (OSError, ValueError, KeyError) as error:
+        print(f"compare_verdicts: cannot read results {path}: {error}", file=sys.stderr)
+        sys.exit(3)
+
+
+def run_suite(binary):
+    with tempfile.TemporaryDirectory() as scratch:
+        path = f"{scratch}/results.json"
+        subprocess.run([binary, "--gtest_filter=*device=sim0*:*device=cuda0*",
+                        f"--torchplace_results={path}"], check=False, stdout=subprocess.DEVNULL)
+        return load_cells(path)
+
+
+def main(argv):
+    if len(argv) == 1 and not argv[0].startswith("-"):
+        cells, nothing_code = load_cells(argv[0]), 3
+    elif argv[:1] == ["--suite"] and len(argv) in (2, 3):
+        skip = argv[2:] == ["--skip-without-cuda"]
+        if len(argv) == 3 and not skip:
+            print(__doc__, file=sys.stderr)
+            return 64
+        cells, nothing_code = run_suite(argv[1]), (77 if skip else 3)
+    else:
+        print(__doc__, file=sys.stderr)
+        return 64
+    agree, disagree, notes = compare(cells)
+    print("\n".join(notes + disagree))
+    if disagree:
+        print(f"{len(disagree)} sim:0 cells disagree with cuda:0 ({agree} agree)")
+        return 1
+    if agree == 0:
+        print("SKIP: no sim:0 cell could be compared with a cuda:0 cell that ran "
+              "(this host or LibTorch has no CUDA device)")
+        return nothing_code
+    print(f"all {agree} compared sim:0 cells give cuda:0's verdict")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,46 @@
+// The PrivateUse1 hooks: how device-generic LibTorch code (the autograd engine, pinned memory,
+// generators) asks about the simulated device. They exist from 2.1; 1.13 has none to register.
+#include <torch/version.h>
+
+#include "sim_internal.h"
+
+#define TP_SIM_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) ||   \
+   (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+#if TP_SIM_AT_LEAST(2, 1)
+#include <ATen/detail/PrivateUse1HooksInterface.h>
+#endif
+
+namespace tp::sim::detail {
+
+#if TP_SIM_AT_LEAST(2, 1)
+namespace {
+
+// The interface changes from version to version (2.1: two methods; 2.2+ derives from
+// AcceleratorHooksInterface; later ones add isAvailable, isBuilt, ...). These are declared
+// without `override` so that each overrides where the version has it and is inert where not.
+struct Hooks final : at::PrivateUse1HooksInterface {
+  at::Device getDeviceFromPtr(void*) const { return device(); }
+  bool hasPrimaryContext(c10::DeviceIndex) const { return true; }
+  bool isAvailable() const { return true; }
+  bool isBuilt() const { return true; }
+  c10::DeviceIndex deviceCount() const { return 1; }
+  c10::DeviceIndex getCurrentDevice() const { return 0; }
+  void setCurrentDevice(c10::DeviceIndex) const {}
+  c10::DeviceIndex exchangeDevice(c10::DeviceIndex) const { return 0; }
+  c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex) const { return 0; }
+  void init() const {}
+};
+
+}  // namespace
+
+void register_hooks() {
+  static auto* hooks = new Hooks();
+  at::RegisterPrivateUse1HooksInterface(hooks);
+}
+#else
+void register_hooks() {}
+#endif
+
+}  // namespace tp::sim::detail

@@ -1,0 +1,41 @@
+// tp::sim — a simulated accelerator for CPU-only CI.
+//
+// Tensors on tp::sim::device() live in CPU memory under a device type of their own (LibTorch's
+// PrivateUse1 key, shown as "sim:0" where the LibTorch version can name it, "privateuseone:0"
+// before 2.0). Every operator first checks its tensor arguments the way LibTorch's CUDA wrappers
+// do (c10::impl::check_and_update_common_device), then computes with the CPU kernel. So a
+// training step that forgets a .to(device) raises "Expected all tensors to be on the same
+// device ..." on a machine without a GPU, as it would on CUDA.
+//
+//   tp::sim::enable();                        // once per process; idempotent
+//   const torch::Device device = tp::sim::device();
+//   model->to(device);
+//   auto loss = torch::nll_loss(model(x.to(device)), y);  // raises: y was left on the CPU
+//
+// Where it differs from CUDA is listed in harness/sim/README.md. It takes over PrivateUse1: a
+// process that registers another PrivateUse1 backend cannot use it.
+#pragma once
+#include <torch/types.h>
+
+#include <string>
+
+namespace tp::sim {
+
+// Registers the simulated device with LibTorch: allocator, device guard, kernels, the checking
+// fallback and (2.x) its name and hooks. Safe to call from several threads and many times.
+void enable();
+
+// The simulated device (privateuseone:0). Calls enable().
+torch::Device device();
+
+// True for tensors and devices of the simulated type.
+bool is_sim(const torch::Device& device);
+
+// "sim:0" for the simulated device on every LibTorch version, device.str() otherwise.
+std::string label(const torch::Device& device);
+
+// How many operator calls the checking fallback has seen in this process (for tests that must
+// show the check ran).
+long long checked_calls();
+
+}  // namespace tp::sim

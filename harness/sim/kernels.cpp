@@ -1,0 +1,92 @@
+// The kernels the simulated device implements itself rather than through the checking fallback:
+// allocation, copies (exempt from the device check, as on CUDA), views and storage (they alias
+// their input, which a CPU round trip cannot do), and the shallow-copy test that Module::to needs.
+#include <ATen/EmptyTensor.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/resize_native.h>
+#include <ATen/ops/set_native.h>
+#include <ATen/ops/unfold_native.h>
+#include <ATen/ops/view_native.h>
+#include <torch/library.h>
+
+#include "sim_internal.h"
+
+namespace tp::sim::detail {
+namespace {
+
+constexpr c10::DispatchKey kKey = c10::DispatchKey::PrivateUse1;
+
+at::Tensor empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
+                 c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                 c10::optional<bool> pin_memory, c10::optional<at::MemoryFormat> memory_format) {
+  (void)layout, (void)device, (void)pin_memory;
+  return at::detail::empty_generic(size, c10::GetAllocator(c10::DeviceType::PrivateUse1),
+                                   c10::DispatchKeySet(kKey),
+                                   c10::dtype_or_default(dtype), memory_format);
+}
+
+at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
+                         c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
+                         c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
+  (void)layout, (void)device, (void)pin_memory;
+  return at::detail::empty_strided_generic(size, stride,
+                                           c10::GetAllocator(c10::DeviceType::PrivateUse1),
+                                           c10::DispatchKeySet(kKey), c10::dtype_or_default(dtype));
+}
+
+// A CPU tensor over the same memory (both devices keep their bytes in host memory).
+at::Tensor host_alias(const at::Tensor& tensor) {
+  if (tensor.device().is_cpu()) return tensor;
+  return at::from_blob(tensor.data_ptr(), tensor.sizes(), tensor.strides(),
+                       tensor.options().device(at::kCPU));
+}
+
+// Copies between the simulated device and the CPU (and within either): no device check, as
+// CUDA copies and .to() have none. Synchronous, whatever non_blocking says.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  (void)non_blocking;
+  host_alias(dst).copy_(host_alias(self));
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  at::native::resize_(dst, self.sizes(), c10::nullopt);
+  return copy_from(self, dst, false);
+}
+
+// Module::to replaces each parameter's data (set_data), which asks whether the two tensor types
+// may share a TensorImpl: dense CPU and dense simulated tensors may.
+bool compatible_shallow_copy(const at::Tensor& self, const at::Tensor& from) {
+  const auto dense = [](const at::Tensor& t) {
+    return t.layout() == at::kStrided && (t.device().is_cpu() || is_sim(t.device()));
+  };
+  return self.key_set() == from.key_set() || (dense(self) && dense(from));
+}
+
+}  // namespace
+
+void register_kernels() {
+  // Held for the life of the process: the registrations end when a Library is destroyed.
+  static auto* aten = new torch::Library(torch::Library::IMPL, "aten", kKey, __FILE__, __LINE__);
+  aten->impl("empty.memory_format", TORCH_FN(empty));
+  aten->impl("empty_strided", TORCH_FN(empty_strided));
+  aten->impl("_copy_from", TORCH_FN(copy_from));
+  aten->impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+  aten->impl("view", TORCH_FN(at::native::view));
+  aten->impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
+  aten->impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
+  aten->impl("unfold", TORCH_FN(at::native::unfold));
+  aten->impl("resize_", TORCH_FN(at::native::resize_));
+  aten->impl("set_.source_Storage", TORCH_FN(at::native::set_));
+  aten->impl("set_.source_Storage_storage_offset", TORCH_FN(at::native::set_storage_cpu_));
+  aten->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
+  // A query, not differentiable; 1.13 finds no kernel for it under AutogradPrivateUse1 otherwise.
+  static auto* autograd = new torch::Library(torch::Library::IMPL, "aten",
+                                             c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
+  autograd->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
+  static auto* all = new torch::Library(torch::Library::IMPL, "_", kKey, __FILE__, __LINE__);
+  all->fallback(torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
+}
+
+}  // namespace tp::sim::detail

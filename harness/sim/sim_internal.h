@@ -1,0 +1,24 @@
+// Internal to torchplace_sim: the pieces that sim.cpp registers.
+#pragma once
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+
+#include "tp/sim.h"
+
+namespace tp::sim::detail {
+
+// The boxed fallback for the simulated device: device check, then the CPU kernel.
+void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+long long checked_call_count();
+
+// False only under the mutation TORCHPLACE_SIM_MUTATION=no_device_check (ci mutation script).
+bool checks_enabled();
+
+// Kernels that must not go through the fallback: allocation, copies, views, storage.
+void register_kernels();
+// Allocator, device guard, name and (2.x) hooks.
+void register_device();
+// The PrivateUse1 hooks interface (2.x; nothing before it existed).
+void register_hooks();
+
+}  // namespace tp::sim::detail

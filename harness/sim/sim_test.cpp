@@ -1,0 +1,139 @@
+// tp::sim as a user meets it: a training step of their own on sim:0, fed by a torch::data loader,
+// with Adam, SGD, Module::to, save and load; and the device check with CUDA's exemptions.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <sstream>
+
+#include "compat.h"
+#include "sim/include/tp/sim.h"
+
+namespace {
+
+constexpr int kSamples = 32;
+constexpr int kFeatures = 6;
+constexpr int kClasses = 3;
+
+std::string message_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const c10::Error& error) {
+    return error.what_without_backtrace();
+  }
+  return "";
+}
+
+// A user's loop: batches come from a loader on the CPU; forget_target leaves the labels there.
+std::vector<double> train(const torch::Device& device, bool forget_target) {
+  torch::manual_seed(7);
+  auto data = torch::data::datasets::TensorDataset(
+                  {torch::cat({torch::randn({kSamples, kFeatures}),
+                               torch::randint(kClasses, {kSamples, 1}).to(torch::kFloat)}, 1)})
+                  .map(torch::data::transforms::Stack<torch::data::TensorExample>());
+  auto loader = torch::data::make_data_loader(std::move(data), /*batch_size=*/8);
+  torch::nn::Linear model(kFeatures, kClasses);
+  model->to(device);
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.05));
+  std::vector<double> losses;
+  for (auto& batch : *loader) {
+    const torch::Tensor input = batch.data.narrow(1, 0, kFeatures);
+    torch::Tensor target = batch.data.select(1, kFeatures).to(torch::kLong);
+    if (!forget_target) target = target.to(device);
+    optimizer.zero_grad();
+    const torch::Tensor loss =
+        torch::nn::functional::cross_entropy(model(input.to(device)), target);
+    loss.backward();
+    optimizer.step();
+    losses.push_back(loss.item<double>());
+  }
+  EXPECT_EQ(model->weight.device(), device);
+  return losses;
+}
+
+TEST(Sim, IsItsOwnDeviceTypeInHostMemory) {
+  const torch::Device device = tp::sim::device();
+  EXPECT_EQ(device.type(), c10::DeviceType::PrivateUse1);
+  EXPECT_EQ(tp::sim::label(device), "sim:0");
+  const torch::Tensor host = torch::arange(6, torch::kFloat).reshape({2, 3});
+  const torch::Tensor on_sim = host.to(device);
+  EXPECT_EQ(on_sim.device(), device);
+  EXPECT_TRUE(torch::equal(on_sim.t().contiguous().cpu(), host.t().contiguous()));
+}
+
+TEST(Sim, UserTrainingStepCatchesAForgottenTo) {
+  const std::string message = message_of([] { train(tp::sim::device(), true); });
+  EXPECT_NE(message.find("Expected all tensors to be on the same device"), std::string::npos)
+      << "the forgotten target.to(device) ran on sim:0; message: '" << message << "'";
+  EXPECT_NE(message.find("target"), std::string::npos) << message;
+}
+
+TEST(Sim, FixedTrainingStepMatchesTheCpu) {
+  const std::vector<double> on_sim = train(tp::sim::device(), false);
+  const std::vector<double> on_cpu = train(torch::kCPU, false);
+  ASSERT_EQ(on_sim.size(), on_cpu.size());
+  for (size_t step = 0; step < on_cpu.size(); ++step) {
+    EXPECT_NEAR(on_sim[step], on_cpu[step], 1e-6) << "step " << step;  // same CPU kernels
+  }
+}
+
+TEST(Sim, ChecksLikeCudaWithCudasExemptions) {
+  const torch::Device device = tp::sim::device();
+  const torch::Tensor x = torch::randn({4, 4}).to(device);
+  const long long before = tp::sim::checked_calls();
+  EXPECT_EQ((torch::tensor(2.0f) * x).device(), device) << "0-dim CPU scalar";
+  EXPECT_EQ(x.index({torch::tensor({0, 2})}).device(), device) << "CPU indices in x[idx]";
+  EXPECT_GT(tp::sim::checked_calls(), before) << "the checking fallback did not run";
+  const std::string mm = message_of([&] { torch::mm(x, torch::randn({4, 2})); });
+  EXPECT_NE(mm.find("argument mat2"), std::string::npos) << "mm, CPU mat2: '" << mm << "'";
+  const std::string select = message_of([&] { x.index_select(0, torch::tensor({1})); });
+  EXPECT_NE(select.find("argument index"), std::string::npos) << "index_select: '" << select << "'";
+  const std::string add = message_of([&] { x + torch::randn({4, 4}); });
+  EXPECT_NE(add.find("same device"), std::string::npos) << "add, CPU 4x4: '" << add << "'";
+}
+
+TEST(Sim, ModuleToAndSgdRoundTrip) {
+  torch::nn::Linear model(3, 2);
+  model->to(tp::sim::device());
+  torch::optim::SGD optimizer(model->parameters(), 0.1);
+  model(torch::ones({1, 3}).to(tp::sim::device())).sum().backward();
+  optimizer.step();
+  EXPECT_EQ(model->weight.grad().device(), tp::sim::device());
+  model->to(torch::kCPU);
+  EXPECT_TRUE(model->weight.device().is_cpu());
+}
+
+// torch::save of a module on sim:0, then torch::load into a model on sim:0 (2.x), or onto the CPU
+// and .to(sim:0) (1.13: its unpickler refuses a PrivateUse1 map_location).
+TEST(Sim, SaveAndLoad) {
+  const torch::Device device = tp::sim::device();
+  torch::nn::Linear saved(3, 2);
+  saved->to(device);
+  std::stringstream stream;
+  torch::save(saved, stream);
+  torch::nn::Linear loaded(3, 2);
+#if TP_TORCH_AT_LEAST(2, 0)
+  loaded->to(device);
+  torch::load(loaded, stream, device);
+#else
+  std::stringstream copy(stream.str());
+  const std::string message = message_of([&] { torch::load(loaded, copy, device); });
+  EXPECT_NE(message.find("supported devices include CPU, CUDA and HPU"), std::string::npos)
+      << "1.13 loaded onto sim:0 after all: '" << message << "'";
+  torch::load(loaded, stream, torch::kCPU);
+  loaded->to(device);
+#endif
+  EXPECT_EQ(loaded->weight.device(), device);
+  EXPECT_TRUE(torch::equal(loaded->weight.cpu(), saved->weight.cpu()));
+  std::stringstream tensor_stream;
+  torch::save(saved->bias.detach(), tensor_stream);
+  torch::Tensor bias;
+#if TP_TORCH_AT_LEAST(2, 0)
+  torch::load(bias, tensor_stream);
+  EXPECT_EQ(bias.device(), device);
+#else
+  torch::load(bias, tensor_stream, torch::kCPU);
+#endif
+  EXPECT_TRUE(torch::equal(bias.cpu(), saved->bias.cpu()));
+}
+
+}  // namespace
