@@ -8,6 +8,13 @@
 //       .expect([](const tp::CellSpec& cell) { return tp::Expect::success(); })
 //       .run([](tp::Cell& cell) { /* uses cell.axis("loss"), cell.device() */ });
 //
+// An expected error counts only if it comes from the statement under test, which the body marks:
+//
+//   const torch::Tensor logits = model(input.to(cell.device()));  // preparing
+//   cell.under_test("cross_entropy", [&] { return cross_entropy(logits, target); });
+//
+// An error raised anywhere else in the body fails the cell as "error while preparing".
+//
 // The harness turns each cell into one GoogleTest test, named
 // "forgotten_labels.loss=nll/variant=manual_to/device=cuda0", and into one record of the results
 // JSON. Scenarios hold no timing or reporting code.
@@ -19,6 +26,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <c10/util/Exception.h>
 
 #include "devices.h"
 #include "error_class.h"
@@ -32,6 +41,9 @@ struct Expect {
   ErrorClass error_class = ErrorClass::kUnclassified;
   std::string note;     // why: the skip reason, or why a mistake stays latent
   bool latent = false;  // a mistake that cannot show here: it runs and must match the reference
+  // kError: the argument a device-mismatch message must name where it names one ("target":
+  // "but got target is on cpu" from ~2.8, "for argument target" in 1.9-2.7); empty: any.
+  std::string argument = {};
 
   static Expect success(std::string note = {}) { return {Outcome::kSuccess, {}, std::move(note)}; }
   static Expect latent_mistake(std::string why) {
@@ -41,6 +53,11 @@ struct Expect {
     return {Outcome::kError, error_class, std::move(note)};
   }
   static Expect skip(std::string reason) { return {Outcome::kSkip, {}, std::move(reason)}; }
+  Expect naming(std::string argument_name) const {
+    Expect named = *this;
+    named.argument = std::move(argument_name);
+    return named;
+  }
 };
 
 using AxisValues = std::vector<std::pair<std::string, std::string>>;  // in declaration order
@@ -77,7 +94,20 @@ class Cell : public CellSpec {
   void metric(const std::string& name, double value);
   void note(const std::string& text);
 
+  // Runs the statement under test, `operation` naming it ("torch::load", "nll_loss"), and
+  // returns what it returns. Only a c10::Error thrown in here can be the cell's expected error.
+  template <typename Statement>
+  decltype(auto) under_test(const std::string& operation, Statement&& statement) {
+    try {
+      return statement();
+    } catch (const c10::Error& error) {
+      raised_under_test(operation, error);
+      throw;
+    }
+  }
+
  private:
+  void raised_under_test(const std::string& operation, const c10::Error& error);
   CellRecord& record_;
 };
 

@@ -4,7 +4,11 @@
 //   variant=grad_scaler     the fix: everything on the device, autocast (bf16 on the CPU, fp16
 //                           on CUDA), loss scaling with tp::fixes::GradScaler; autocast outputs
 //                           are in the low dtype on the cell's device, the first loss is close to
-//                           the fp32 reference, and the loss falls.
+//                           the fp32 reference, and the loss falls. On the CPU (bf16 cannot
+//                           overflow at 2^16) the first step's gradients must be the fp32
+//                           reference's times the scale before unscale() and equal after it.
+#include <cmath>
+
 #include "compat.h"
 #include "fixes/grad_scaler.h"
 #include "numeric.h"
@@ -24,6 +28,8 @@ constexpr double kLearningRate = 0.5;
 constexpr double kBf16Rtol = 2e-2;
 constexpr double kFp16Rtol = 5e-3;
 constexpr double kAtol = 1e-3;
+constexpr double kInitScale = 65536.0;  // 2^16, the GradScaler's (and Python's) default
+constexpr double kGradNormRtol = 5e-2;  // bf16 gradients' norm against fp32's
 
 struct MlpImpl : torch::nn::Module {
   MlpImpl()
@@ -46,7 +52,31 @@ torch::Tensor autocast_loss(tp::Cell& cell, Mlp& model, const torch::Tensor& inp
   const torch::Tensor logits = model(input);
   EXPECT_EQ(logits.scalar_type(), low_dtype(cell.device())) << "autocast did not cast linear";
   EXPECT_EQ(logits.device(), cell.device()) << "autocast moved the output";
-  return torch::nn::functional::cross_entropy(logits, target);
+  return cell.under_test("cross_entropy",
+                         [&] { return torch::nn::functional::cross_entropy(logits, target); });
+}
+
+// sqrt of the sum of every parameter's squared gradient, in float64.
+double grad_norm(Mlp& model) {
+  double sum = 0;
+  for (const torch::Tensor& parameter : model->parameters()) {
+    if (parameter.grad().defined())
+      sum += parameter.grad().to(torch::kFloat64).pow(2).sum().item<double>();
+  }
+  return std::sqrt(sum);
+}
+
+// After the first scaled backward: the gradients are the fp32 ones times the scale, and
+// unscale() brings them back.
+void expect_scaled_gradients(tp::Cell& cell, Mlp& model, tp::fixes::GradScaler& scaler,
+                             torch::optim::Optimizer& optimizer, double reference_norm) {
+  const double scaled = grad_norm(model) / reference_norm;
+  EXPECT_NEAR(scaled / kInitScale, 1.0, kGradNormRtol) << "the loss was not scaled by 2^16";
+  scaler.unscale(optimizer);
+  const double unscaled = grad_norm(model) / reference_norm;
+  EXPECT_NEAR(unscaled, 1.0, kGradNormRtol) << "unscale() did not restore the gradients";
+  cell.metric("first_grad_norm_scaled_ratio", scaled);
+  cell.metric("first_grad_norm_unscaled_ratio", unscaled);
 }
 
 void targets_on_cpu(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
@@ -61,10 +91,13 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
   model->to(cell.device());
   const torch::Tensor device_input = input.to(cell.device());
   const torch::Tensor device_target = target.to(cell.device());
-  const double reference_loss =
-      torch::nn::functional::cross_entropy(model(device_input), device_target).item<double>();
+  const torch::Tensor fp32_loss =
+      torch::nn::functional::cross_entropy(model(device_input), device_target);
+  fp32_loss.backward();
+  const double reference_loss = fp32_loss.item<double>();
+  const double reference_grad_norm = grad_norm(model);
 
-  tp::fixes::GradScaler scaler;
+  tp::fixes::GradScaler scaler(tp::fixes::GradScalerOptions{kInitScale});
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
   std::vector<double> losses;
   int skipped_steps = 0;
@@ -72,6 +105,9 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
     optimizer.zero_grad();
     const torch::Tensor loss = autocast_loss(cell, model, device_input, device_target);
     scaler.scale(loss).backward();
+    if (step == 0 && cell.device().is_cpu()) {
+      expect_scaled_gradients(cell, model, scaler, optimizer, reference_grad_norm);
+    }
     if (!scaler.step(optimizer)) ++skipped_steps;
     scaler.update();
     losses.push_back(loss.item<double>());
@@ -97,7 +133,8 @@ void run(tp::Cell& cell) {
 
 tp::Expect expectation(const tp::CellSpec& cell) {
   if (cell.axis("variant") != "targets_on_cpu") return tp::Expect::success();
-  return tp::cross_device_mistake(cell, "logits and targets already share a device");
+  return tp::cross_device_mistake(cell, "logits and targets already share a device")
+      .naming("target");
 }
 
 }  // namespace
