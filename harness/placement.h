@@ -18,6 +18,25 @@ namespace tp {
 
 inline const torch::Device kMeta(torch::kMeta);
 
+// Module::to(kMeta), which 2.x does itself. 1.13's set_data() refuses a CPU -> meta swap
+// ("incompatible tensor type"): then the same swap is made for the same registered parameters
+// and buffers that Module::to visits, through the TensorImpl copy set_data() ends in. A plain
+// tensor member is not visited, either way.
+inline void move_to_meta(torch::nn::Module& module) {
+  try {
+    module.to(kMeta);
+    return;
+  } catch (const c10::Error&) {
+  }
+  torch::NoGradGuard no_grad;
+  for (torch::Tensor& tensor : module.parameters()) {
+    tensor.unsafeGetTensorImpl()->shallow_copy_from(tensor.to(kMeta).getIntrusivePtr());
+  }
+  for (torch::Tensor& tensor : module.buffers()) {
+    tensor.unsafeGetTensorImpl()->shallow_copy_from(tensor.to(kMeta).getIntrusivePtr());
+  }
+}
+
 struct Placed {
   std::string name;
   torch::Tensor tensor;

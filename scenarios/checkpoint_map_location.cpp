@@ -8,8 +8,6 @@
 //   case=cpu_map_gpu_model    broken: loading into a model kept on the GPU with torch::kCPU moves
 //                             its parameters to the CPU, and forward raises DeviceMismatch.
 //   case=map_to_model_device  the fix: map to the device the model's parameters are on.
-//   Both also load into a model kept on meta: mapped to the model's device its parameters stay
-//   on meta, mapped to kCPU they land on the CPU (harness/placement.h).
 // Only torch::load (or the forward after it) is the statement under test: an error while the
 // checkpoint is saved or re-tagged fails the cell.
 // Bad input, one cell each, must give a clear class and never crash the process:
@@ -21,7 +19,6 @@
 #include "archive_retag.h"
 #include "fixes/follow_parameters.h"
 #include "numeric.h"
-#include "placement.h"
 #include "scenario.h"
 #include "temp_dir.h"
 
@@ -99,20 +96,6 @@ void load_into_model_on_device(tp::Cell& cell, const std::string& path, Net& sav
   TP_EXPECT_CLOSE(output, saved(input), kRtol, kAtol);
 }
 
-// The same load into a model kept on meta: the fix leaves every parameter there, kCPU pulls
-// them to the CPU, as it pulls them off a GPU.
-void check_placement_on_meta(tp::Cell& cell, const std::string& path) {
-  Net model;
-  model->to(tp::kMeta);
-  const std::string& kind = cell.axis("case");
-  torch::load(model, path, map_location_for(kind, model));
-  const torch::Device wanted = kind == "cpu_map_gpu_model" ? torch::Device(torch::kCPU) : tp::kMeta;
-  std::vector<tp::Placed> placed;
-  for (const auto& item : model->named_parameters())
-    placed.push_back({item.key(), item.value(), wanted});
-  tp::expect_placement(cell, placed);
-}
-
 // Writes the first half of the archive's bytes: a download or a write cut short.
 std::string truncated_archive(const tp::TempDir& dir, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -156,7 +139,6 @@ void run(tp::Cell& cell) {
   if (kind.rfind("default_load", 0) == 0) return load_default(cell, path, saved);
   if (kind == "map_to_cpu") return map_to_cpu(cell, path, saved);
   if (kind == "cpu_map_gpu_model" || kind == "map_to_model_device") {
-    check_placement_on_meta(cell, path);
     return load_into_model_on_device(cell, path, saved);
   }
   load_bad_input(cell, dir, dir.file("saved.pt"));

@@ -63,7 +63,7 @@ torch::Tensor variant_loss(tp::Cell& cell, Table& table, const torch::Tensor& in
 // indices land is checked): what a fix moves lands there, forgotten indices stay on the CPU.
 void check_placement_on_meta(tp::Cell& cell, const torch::Tensor& indices) {
   Table table;
-  table->to(tp::kMeta);
+  tp::move_to_meta(*table);
   const std::string& variant = cell.axis("variant");
   tp::expect_placement(cell, {{"indices", place(variant, table, indices, tp::kMeta),
                                variant == "broken" ? torch::Device(torch::kCPU) : tp::kMeta}});

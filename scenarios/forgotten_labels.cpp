@@ -74,7 +74,7 @@ torch::Tensor variant_loss(tp::Cell& cell, Classifier& model, const torch::Tenso
 void check_placement_on_meta(tp::Cell& cell, const torch::Tensor& input,
                              const torch::Tensor& target) {
   Classifier model;
-  model->to(tp::kMeta);
+  tp::move_to_meta(*model);
   const std::string& variant = cell.axis("variant");
   const Operands operands = place(variant, model, input, target, tp::kMeta);
   const torch::Device target_device = variant == "broken" ? torch::kCPU : tp::kMeta;

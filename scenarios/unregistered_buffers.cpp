@@ -50,7 +50,7 @@ void check_to_device(tp::Cell& cell) {
   EXPECT_EQ(output.device(), cell.device());
   TP_EXPECT_CLOSE(output, cpu_reference, kRtol, kAtol);
   // The same module to meta: a registered buffer follows, a plain member stays on the CPU.
-  model->to(tp::kMeta);
+  tp::move_to_meta(*model);
   tp::expect_placement(cell, {{"projection", model->projection,
                                registers(cell) ? tp::kMeta : torch::Device(torch::kCPU)}});
 }

@@ -40,8 +40,7 @@ MUTATIONS = [
     m("parameter_device_always_cpu", FOLLOW, "return parameter.device();",
       "return torch::Device(torch::kCPU);",
       [(H, "ParameterDevice.*"), cpu_cells("forgotten_labels", "variant=self_moving_module"),
-       cpu_cells("cpu_indices", "variant=self_moving_module"),
-       cpu_cells("checkpoint_map_location", "case=map_to_model_device")], audit=True),
+       cpu_cells("cpu_indices", "variant=self_moving_module")], audit=True),
     m("manual_to_forgets_targets", LABELS,
       'if (variant == "manual_to") return {input.to(device), target.to(device)};',
       'if (variant == "manual_to") return {input.to(device), target};',
@@ -90,9 +89,6 @@ MUTATIONS = [
       'if (register_projection) projection = register_buffer("projection", projection);', "",
       [cpu_cells("unregistered_buffers", "variant=registered_buffer")]),
     # The map_location load.
-    m("map_to_model_device_maps_cpu", CHECKPOINT,
-      "return tp::fixes::parameter_device(*model);  // map_to_model_device",
-      "return torch::kCPU;", [cpu_cells("checkpoint_map_location", "case=map_to_model_device")]),
     m("map_to_cpu_without_map", CHECKPOINT, "torch::load(loaded, path, torch::kCPU);",
       "torch::load(loaded, path);", [cpu_cells("checkpoint_map_location", "case=map_to_cpu")]),
     # The GradScaler.
