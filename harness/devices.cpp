@@ -56,6 +56,7 @@ std::string_view name_of(SkipCode code) {
     case SkipCode::kNeedsNoCuda: return "needs_no_cuda";
     case SkipCode::kOtherCell: return "covered_by_other_cell";
     case SkipCode::kDeviceUnusable: return "device_unusable";
+    case SkipCode::kNotOnSim: return "not_on_sim";
   }
   return "unlisted";
 }

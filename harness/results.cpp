@@ -34,6 +34,7 @@ nlohmann::ordered_json expected_json(const Expect& expect) {
   out["note"] = expect.note;
   out["latent"] = expect.latent;
   out["category"] = expected_category(expect);
+  out["argument"] = expect.argument;
   return out;
 }
 
@@ -49,7 +50,8 @@ nlohmann::ordered_json to_json(const CellRecord& record) {
   nlohmann::ordered_json axes = nlohmann::ordered_json::object();
   for (const auto& [name, value] : record.spec.axes()) axes[name] = value;
   nlohmann::ordered_json observed = {{"outcome", record.observed_outcome},
-                                     {"message", record.message}};
+                                     {"message", record.message},
+                                     {"raised_in", record.raised_in}};
   observed["error_class"] =
       record.observed_class ? nlohmann::ordered_json(std::string(name_of(*record.observed_class)))
                             : nlohmann::ordered_json(nullptr);

@@ -22,6 +22,10 @@ struct CellRecord {
   std::string observed_outcome = "not_run";  // "success", "error", "exception", "not_run"
   std::optional<ErrorClass> observed_class;
   std::string message;  // the raw message LibTorch gave, without backtrace
+  // The operation whose cell.under_test(...) region raised (innermost), and what it raised;
+  // empty when no region raised.
+  std::string raised_in;
+  std::string raised_message;
   std::string status;   // "pass", "fail", "skip"
   std::string reason;   // skip reason, or the failures gtest reported
   std::optional<SkipCode> skip_code;  // set by the harness when it skips the cell

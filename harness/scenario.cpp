@@ -81,6 +81,12 @@ void Cell::race_not_shown(const std::string& why) {
 void Cell::metric(const std::string& name, double value) { record_.metrics[name] = value; }
 void Cell::note(const std::string& text) { record_.notes.push_back(text); }
 
+void Cell::raised_under_test(const std::string& operation, const c10::Error& error) {
+  if (!record_.raised_in.empty()) return;  // nested regions: the innermost names it
+  record_.raised_in = operation;
+  record_.raised_message = error.what_without_backtrace();
+}
+
 Scenario& Scenario::axis(std::string name, std::vector<std::string> values) {
   check_token(name, name_ + ": axis name");
   for (const std::string& value : values) check_token(value, name_ + ": value of axis " + name);

@@ -8,6 +8,13 @@
 //       .expect([](const tp::CellSpec& cell) { return tp::Expect::success(); })
 //       .run([](tp::Cell& cell) { /* uses cell.axis("loss"), cell.device() */ });
 //
+// An expected error counts only if it comes from the statement under test, which the body marks:
+//
+//   const torch::Tensor logits = model(input.to(cell.device()));  // preparing
+//   cell.under_test("cross_entropy", [&] { return cross_entropy(logits, target); });
+//
+// An error raised anywhere else in the body fails the cell as "error while preparing".
+//
 // The harness turns each cell into one GoogleTest test, named
 // "forgotten_labels.loss=nll/variant=manual_to/device=cuda0", and into one record of the results
 // JSON. Scenarios hold no timing or reporting code.
@@ -19,6 +26,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <c10/util/Exception.h>
 
 #include "devices.h"
 #include "error_class.h"
@@ -36,6 +45,9 @@ struct Expect {
   std::string note;     // why: the skip reason, why a mistake stays latent or a fix unexercised
   bool latent = false;  // a mistake that cannot show here: it runs and must match the reference
   Proves proves = Proves::kClaim;
+  // kError: the argument a device-mismatch message must name where it names one ("target":
+  // "but got target is on cpu" from ~2.8, "for argument target" in 1.9-2.7); empty: any.
+  std::string argument = {};
 
   static Expect success(std::string note = {}) { return {Outcome::kSuccess, {}, std::move(note)}; }
   static Expect latent_mistake(std::string why) {
@@ -53,6 +65,11 @@ struct Expect {
     return {Outcome::kError, error_class, std::move(note)};
   }
   static Expect skip(std::string reason) { return {Outcome::kSkip, {}, std::move(reason)}; }
+  Expect naming(std::string argument_name) const {
+    Expect named = *this;
+    named.argument = std::move(argument_name);
+    return named;
+  }
 };
 
 // The outcome category of a cell, its machine value in results.json "category" and its label:
@@ -109,7 +126,20 @@ class Cell : public CellSpec {
   // cell is reported "race_not_shown", never as passed. Kept as a note too.
   void race_not_shown(const std::string& why);
 
+  // Runs the statement under test, `operation` naming it ("torch::load", "nll_loss"), and
+  // returns what it returns. Only a c10::Error thrown in here can be the cell's expected error.
+  template <typename Statement>
+  decltype(auto) under_test(const std::string& operation, Statement&& statement) {
+    try {
+      return statement();
+    } catch (const c10::Error& error) {
+      raised_under_test(operation, error);
+      throw;
+    }
+  }
+
  private:
+  void raised_under_test(const std::string& operation, const c10::Error& error);
   CellRecord& record_;
 };
 

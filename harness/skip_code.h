@@ -15,6 +15,7 @@ enum class SkipCode {
   kNeedsNoCuda,     // "needs_no_cuda": a check that needs a LibTorch or host without CUDA
   kOtherCell,       // "covered_by_other_cell": the expectation itself says skip (Expect::skip)
   kDeviceUnusable,  // "device_unusable": a sticky CUDA error in an earlier cell broke the device
+  kNotOnSim,        // "not_on_sim": sim:0 lacks what the cell needs (harness/sim/README.md)
 };
 
 std::string_view name_of(SkipCode code);

@@ -4,13 +4,16 @@
 //   variant=grad_scaler     the fix: everything on the device, autocast (bf16 on the CPU, fp16
 //                           on CUDA), loss scaling with tp::fixes::GradScaler; autocast outputs
 //                           are in the low dtype on the cell's device, the first loss is close to
-//                           the fp32 reference, and the loss falls. It starts at a scale of
-//                           2^24, which overflows fp16: on CUDA at least one step must be
-//                           skipped and the scale backed off. bf16 (the CPU) never overflows,
-//                           so there the scaler is not exercised (ran_unexercised).
+//                           the fp32 reference, and the loss falls. On CUDA it starts at a scale
+//                           of 2^24, which overflows fp16: at least one step must be skipped and
+//                           the scale backed off. On the CPU (bf16 cannot overflow) it starts at
+//                           2^16 and the first step's gradients must be the fp32 reference's times
+//                           the scale before unscale() and equal after it.
 //   variant=fp16_underflow  fp16 gradients of 2^-26 flush to zero without loss scaling and
 //                           survive with tp::fixes::GradScaler, equal to the fp32 gradient.
 //                           Plain fp16 casts and multiplies: it runs on every device, the CPU too.
+#include <cmath>
+
 #include "compat.h"
 #include "fixes/grad_scaler.h"
 #include "numeric.h"
@@ -34,6 +37,8 @@ constexpr double kLearningRate = 0.5;
 constexpr double kBf16Rtol = 2e-2;
 constexpr double kFp16Rtol = 5e-3;
 constexpr double kAtol = 1e-3;
+constexpr double kInitScale = 65536.0;  // 2^16, the GradScaler's (and Python's) default
+constexpr double kGradNormRtol = 5e-2;  // bf16 gradients' norm against fp32's
 
 struct MlpImpl : torch::nn::Module {
   MlpImpl()
@@ -56,7 +61,31 @@ torch::Tensor autocast_loss(tp::Cell& cell, Mlp& model, const torch::Tensor& inp
   const torch::Tensor logits = model(input);
   EXPECT_EQ(logits.scalar_type(), low_dtype(cell.device())) << "autocast did not cast linear";
   EXPECT_EQ(logits.device(), cell.device()) << "autocast moved the output";
-  return torch::nn::functional::cross_entropy(logits, target);
+  return cell.under_test("cross_entropy",
+                         [&] { return torch::nn::functional::cross_entropy(logits, target); });
+}
+
+// sqrt of the sum of every parameter's squared gradient, in float64.
+double grad_norm(Mlp& model) {
+  double sum = 0;
+  for (const torch::Tensor& parameter : model->parameters()) {
+    if (parameter.grad().defined())
+      sum += parameter.grad().to(torch::kFloat64).pow(2).sum().item<double>();
+  }
+  return std::sqrt(sum);
+}
+
+// After the first scaled backward: the gradients are the fp32 ones times the scale, and
+// unscale() brings them back.
+void expect_scaled_gradients(tp::Cell& cell, Mlp& model, tp::fixes::GradScaler& scaler,
+                             torch::optim::Optimizer& optimizer, double reference_norm) {
+  const double scaled = grad_norm(model) / reference_norm;
+  EXPECT_NEAR(scaled / kInitScale, 1.0, kGradNormRtol) << "the loss was not scaled by 2^16";
+  scaler.unscale(optimizer);
+  const double unscaled = grad_norm(model) / reference_norm;
+  EXPECT_NEAR(unscaled, 1.0, kGradNormRtol) << "unscale() did not restore the gradients";
+  cell.metric("first_grad_norm_scaled_ratio", scaled);
+  cell.metric("first_grad_norm_unscaled_ratio", unscaled);
 }
 
 void targets_on_cpu(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
@@ -71,10 +100,14 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
   model->to(cell.device());
   const torch::Tensor device_input = input.to(cell.device());
   const torch::Tensor device_target = target.to(cell.device());
-  const double reference_loss =
-      torch::nn::functional::cross_entropy(model(device_input), device_target).item<double>();
+  const torch::Tensor fp32_loss =
+      torch::nn::functional::cross_entropy(model(device_input), device_target);
+  fp32_loss.backward();
+  const double reference_loss = fp32_loss.item<double>();
+  const double reference_grad_norm = grad_norm(model);
 
-  tp::fixes::GradScaler scaler(tp::fixes::GradScalerOptions{kOverflowingScale});
+  tp::fixes::GradScaler scaler(tp::fixes::GradScalerOptions{
+      cell.device().is_cuda() ? kOverflowingScale : kInitScale});
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
   std::vector<double> losses;
   int skipped_steps = 0;
@@ -82,6 +115,9 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
     optimizer.zero_grad();
     const torch::Tensor loss = autocast_loss(cell, model, device_input, device_target);
     scaler.scale(loss).backward();
+    if (step == 0 && cell.device().is_cpu()) {
+      expect_scaled_gradients(cell, model, scaler, optimizer, reference_grad_norm);
+    }
     if (!scaler.step(optimizer)) ++skipped_steps;
     scaler.update();
     losses.push_back(loss.item<double>());
@@ -138,24 +174,20 @@ void run(tp::Cell& cell) {
 }
 
 tp::Expect expectation(const tp::CellSpec& cell) {
-  const std::string& variant = cell.axis("variant");
-  if (variant == "grad_scaler" && !cell.device().is_cuda()) {
-    return tp::Expect::unexercised("loss scaling not exercised on the CPU: bf16 autocast neither "
-                                   "overflows nor underflows here (fp16_underflow exercises it)");
-  }
-  if (variant != "targets_on_cpu") return tp::Expect::success();
-  return tp::cross_device_mistake(cell, "logits and targets already share a device");
+  if (cell.axis("variant") != "targets_on_cpu") return tp::Expect::success();
+  return tp::cross_device_mistake(cell, "logits and targets already share a device")
+      .naming("target");
 }
 
 // Autocast on sim:0 needs an autocast dispatch key for PrivateUse1 and a cast policy for it.
-std::optional<std::string> needs(const tp::CellSpec& cell) {
+std::optional<tp::Unmet> needs(const tp::CellSpec& cell) {
   if (!tp::sim::is_sim(cell.device())) return std::nullopt;
 #if TP_TORCH_AT_LEAST(2, 0)
-  return std::string("sim:0: tp::sim registers no autocast cast policy for PrivateUse1 yet "
-                     "(harness/sim/README.md)");
+  return tp::Unmet{tp::SkipCode::kNotOnSim, "sim:0: tp::sim registers no autocast cast policy "
+                                            "for PrivateUse1 yet (harness/sim/README.md)"};
 #else
-  return std::string("sim:0 needs LibTorch 2.x: 1.13 has no autocast dispatch key for "
-                     "PrivateUse1 (AutocastCPU, AutocastXPU and AutocastCUDA only)");
+  return tp::Unmet{tp::SkipCode::kNotOnSim, "sim:0 needs LibTorch 2.x: 1.13 has no autocast "
+                   "dispatch key for PrivateUse1 (AutocastCPU, AutocastXPU and AutocastCUDA only)"};
 #endif
 }
 

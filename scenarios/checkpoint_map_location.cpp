@@ -13,6 +13,8 @@
 //                             the cpu cell (unmapped: BackendUnavailable without CUDA, or
 //                             DeviceMismatch with it), one saved from the CPU in a cuda cell
 //                             (unmapped, the parameters land on the CPU: DeviceMismatch).
+// Only torch::load (or the forward after it) is the statement under test: an error while the
+// checkpoint is saved or re-tagged fails the cell.
 // Bad input, one cell each, must give a clear class and never crash the process:
 // truncated_archive, corrupt_data_pkl, missing_file, other_module_checkpoint.
 #include <gtest/gtest.h>
@@ -70,31 +72,37 @@ void expect_bit_identical(const Net& loaded, const Net& saved) {
 
 void load_default(tp::Cell& cell, const std::string& path, Net& saved) {
   Net loaded;
-  torch::load(loaded, path);  // raises on a host without CUDA
+  cell.under_test("torch::load", [&] { torch::load(loaded, path); });  // raises without CUDA
   const torch::Device tagged = cell.device().is_cuda() ? cell.device() : torch::Device("cuda:0");
   EXPECT_EQ(tp::fixes::parameter_device(*loaded), tagged);
   expect_bit_identical(loaded, saved);
 }
 
-void map_to_cpu(tp::Cell&, const std::string& path, Net& saved) {
+void map_to_cpu(tp::Cell& cell, const std::string& path, Net& saved) {
   Net loaded;
-  torch::load(loaded, path, torch::kCPU);
+  cell.under_test("torch::load", [&] { torch::load(loaded, path, torch::kCPU); });
   EXPECT_EQ(tp::fixes::parameter_device(*loaded), torch::Device(torch::kCPU));
   expect_bit_identical(loaded, saved);
 }
 
-// The model stays on the cell's device while its checkpoint is mapped to `map_location`.
-void load_into_model_on_device(tp::Cell& cell, const std::string& path, Net& saved,
-                               torch::Device map_location) {
+// Where the case maps the checkpoint for `model`: the fix follows the model's parameters.
+torch::Device map_location_for(const std::string& kind, const Net& model) {
+  if (kind == "cpu_map_gpu_model") return torch::kCPU;
+  return tp::fixes::parameter_device(*model);  // map_to_model_device
+}
+
+// The model stays on the cell's device while its checkpoint is mapped as the case does it.
+void load_into_model_on_device(tp::Cell& cell, const std::string& path, Net& saved) {
   const torch::Tensor input = torch::randn({kSamples, kFeatures}, cell.device());
   Net model;
   model->to(cell.device());
-  torch::load(model, path, map_location);
+  torch::load(model, path, map_location_for(cell.axis("case"), model));
   cell.note("parameters on " + tp::fixes::parameter_device(*model).str() + " after the load");
   if (map_location == cell.device()) {
     EXPECT_EQ(tp::fixes::parameter_device(*model), cell.device()) << "the map did not hold";
   }
-  const torch::Tensor output = model(input);  // broken on CUDA: raises here
+  // broken on CUDA: raises here
+  const torch::Tensor output = cell.under_test("forward", [&] { return model(input); });
   TP_EXPECT_CLOSE(output, saved(input), kRtol, kAtol);
 }
 
@@ -129,7 +137,7 @@ void load_bad_input(tp::Cell& cell, const tp::TempDir& dir, const std::string& p
   }
   Net model;
   model->to(cell.device());
-  torch::load(model, bad_path, cell.device());  // raises: the cell expects the class
+  cell.under_test("torch::load", [&] { torch::load(model, bad_path, cell.device()); });
 }
 
 // map_to_model_device in a cuda cell: the checkpoint is saved from the CPU (see the top).
@@ -147,11 +155,8 @@ void run(tp::Cell& cell) {
   const std::string& kind = cell.axis("case");
   if (kind.rfind("default_load", 0) == 0) return load_default(cell, path, saved);
   if (kind == "map_to_cpu") return map_to_cpu(cell, path, saved);
-  if (kind == "cpu_map_gpu_model") {
-    return load_into_model_on_device(cell, path, saved, torch::kCPU);
-  }
-  if (kind == "map_to_model_device") {
-    return load_into_model_on_device(cell, path, saved, cell.device());
+  if (kind == "cpu_map_gpu_model" || kind == "map_to_model_device") {
+    return load_into_model_on_device(cell, path, saved);
   }
   load_bad_input(cell, dir, dir.file("saved.pt"));
 }
@@ -165,13 +170,14 @@ tp::Expect expectation(const tp::CellSpec& cell) {
   }
   if (kind == "default_load_without_cuda") {
     if (cell.device().is_cuda()) {
-      return tp::Expect::skip("runs in the cpu cell: a cuda cell has CUDA, where "
-                              "default_load_with_cuda covers the plain load");
+      return tp::Expect::skip(
+          "runs in the cpu cell: a cuda cell has CUDA, where "
+          "default_load_with_cuda covers the plain load");
     }
     return tp::Expect::error(E::kBackendUnavailable, "a cuda:0-tagged archive, no CUDA here");
   }
   if (kind == "cpu_map_gpu_model") {
-    return tp::cross_device_mistake(cell, "the map and the model share a device");
+    return tp::cross_device_mistake(cell, "the map and the model share a device").naming("mat1");
   }
   if (kind == "truncated_archive" || kind == "corrupt_data_pkl") {
     return tp::Expect::error(E::kCorruptArchive);

@@ -1,9 +1,12 @@
 // cpu_indices: an Embedding (or a bare index_select) whose weight is on the device while the
 // indices stay on the CPU. On CUDA the lookup raises DeviceMismatch; on the CPU the mistake is
-// latent. Each fix must train with a falling loss and match a float64 CPU reference.
+// latent. Each fix must train with a falling loss and match a float64 CPU reference. Every cell
+// also places its indices for a table on the meta device: each fix must put them there, the
+// broken variant leaves them on the CPU (harness/placement.h).
 #include "fixes/batch_mover.h"
 #include "fixes/follow_parameters.h"
 #include "numeric.h"
+#include "placement.h"
 #include "scenario.h"
 #include "training.h"
 
@@ -26,34 +29,44 @@ struct TableImpl : torch::nn::Module {
   }
 
   // The self-moving fix: indices follow the table's weight.
-  torch::Tensor lookup_anywhere(const std::string& op, const torch::Tensor& indices) {
-    return lookup(op, indices.to(tp::fixes::parameter_device(*this)));
+  torch::Tensor follow(const torch::Tensor& indices) const {
+    return indices.to(tp::fixes::parameter_device(*this));
   }
 
   torch::nn::Embedding embedding;
 };
 TORCH_MODULE(Table);
 
-// The looked-up rows, with indices moved (or forgotten) as the variant does it; the target is
-// always moved, so that the indices are the only mistake.
-torch::Tensor variant_loss(const tp::CellSpec& cell, Table& table, const torch::Tensor& indices,
-                           const torch::Tensor& target) {
-  const std::string& variant = cell.axis("variant");
-  const std::string& op = cell.axis("op");
-  const torch::Device device = cell.device();
-  torch::Tensor rows;
-  if (variant == "broken") {
-    rows = table->lookup(op, indices);
-  } else if (variant == "manual_to") {
-    rows = table->lookup(op, indices.to(device));
-  } else if (variant == "batch_mover") {
-    const auto moved =
-        tp::fixes::to_device(std::map<std::string, torch::Tensor>{{"indices", indices}}, device);
-    rows = table->lookup(op, moved.at("indices"));
-  } else {
-    rows = table->lookup_anywhere(op, indices);  // self_moving_module
+// The indices, moved (or forgotten) the way the variant does it, for a table on `device`.
+torch::Tensor place(const std::string& variant, const Table& table, const torch::Tensor& indices,
+                    torch::Device device) {
+  if (variant == "broken") return indices;
+  if (variant == "manual_to") return indices.to(device);
+  if (variant == "batch_mover") {
+    return tp::fixes::to_device(std::map<std::string, torch::Tensor>{{"indices", indices}}, device)
+        .at("indices");
   }
-  return torch::mse_loss(rows, target.to(device));
+  return table->follow(indices);  // self_moving_module
+}
+
+// One step's loss; only the lookup is the statement under test. The target is always moved, so
+// that the indices are the only mistake.
+torch::Tensor variant_loss(tp::Cell& cell, Table& table, const torch::Tensor& indices,
+                           const torch::Tensor& target) {
+  const std::string& op = cell.axis("op");
+  const torch::Tensor placed = place(cell.axis("variant"), table, indices, cell.device());
+  const torch::Tensor rows = cell.under_test(op, [&] { return table->lookup(op, placed); });
+  return torch::mse_loss(rows, target.to(cell.device()));
+}
+
+// The same placement for a table on meta (whose lookups have no meta kernel, so only where the
+// indices land is checked): what a fix moves lands there, forgotten indices stay on the CPU.
+void check_placement_on_meta(tp::Cell& cell, const torch::Tensor& indices) {
+  Table table;
+  tp::move_to_meta(*table);
+  const std::string& variant = cell.axis("variant");
+  tp::expect_placement(cell, {{"indices", place(variant, table, indices, tp::kMeta),
+                               variant == "broken" ? torch::Device(torch::kCPU) : tp::kMeta}});
 }
 
 void run(tp::Cell& cell) {
@@ -64,6 +77,7 @@ void run(tp::Cell& cell) {
   tp::copy_state(*table, *reference);
   reference->to(torch::kFloat64);
   table->to(cell.device());
+  check_placement_on_meta(cell, indices);
 
   const auto losses = tp::train_sgd(table->parameters(), kSteps, kLearningRate,
                                     [&] { return variant_loss(cell, table, indices, target); });
@@ -78,9 +92,10 @@ void run(tp::Cell& cell) {
 }
 
 tp::Expect expectation(const tp::CellSpec& cell) {
-  const std::string why = "the weight and the indices already share a device";
-  if (cell.axis("variant") != "broken") return tp::cross_device_fix(cell, why);
-  return tp::cross_device_mistake(cell, why);
+  // A fix checks its placement on meta as well (placement.h): it proves its claim on every device.
+  if (cell.axis("variant") != "broken") return tp::Expect::success();
+  return tp::cross_device_mistake(cell, "the weight and the indices already share a device")
+      .naming("index");
 }
 
 }  // namespace

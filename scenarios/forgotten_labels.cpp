@@ -1,10 +1,13 @@
 // forgotten_labels: the model and its logits are on the device, the targets stay on the CPU.
-// On CUDA the loss raises DeviceMismatch. On the CPU the mistake is latent: everything already
-// shares one device, which is why it survives CPU-only development. Each fix must train with a
-// falling loss and match a float64 CPU reference.
+// On CUDA the loss raises DeviceMismatch about `target`. On the CPU the mistake is latent:
+// everything already shares one device, which is why it survives CPU-only development. Each fix
+// must train with a falling loss and match a float64 CPU reference. Every cell also places its
+// input and target for a model on the meta device: each fix must put both there, while the
+// broken variant leaves the target on the CPU (harness/placement.h).
 #include "fixes/batch_mover.h"
 #include "fixes/follow_parameters.h"
 #include "numeric.h"
+#include "placement.h"
 #include "scenario.h"
 #include "training.h"
 
@@ -24,36 +27,59 @@ torch::Tensor loss_of(const std::string& loss, const torch::Tensor& logits,
   return torch::nn::functional::cross_entropy(logits, target);
 }
 
+struct Operands {
+  torch::Tensor input;   // as handed to the model
+  torch::Tensor target;  // as handed to the loss
+};
+
 struct ClassifierImpl : torch::nn::Module {
   ClassifierImpl() : linear(register_module("linear", torch::nn::Linear(kFeatures, kClasses))) {}
 
   torch::Tensor forward(const torch::Tensor& input) { return linear(input); }
 
   // The self-moving fix: input and target follow the parameters, wherever the caller left them.
-  torch::Tensor loss(const std::string& kind, const torch::Tensor& input,
-                     const torch::Tensor& target) {
+  Operands follow(const torch::Tensor& input, const torch::Tensor& target) const {
     const torch::Device device = tp::fixes::parameter_device(*this);
-    return loss_of(kind, forward(input.to(device)), target.to(device));
+    return {input.to(device), target.to(device)};
   }
 
   torch::nn::Linear linear;
 };
 TORCH_MODULE(Classifier);
 
-// One step's loss, computed the way the variant under test moves (or forgets) the data.
-torch::Tensor variant_loss(const tp::CellSpec& cell, Classifier& model, const torch::Tensor& input,
-                           const torch::Tensor& target) {
-  const std::string& variant = cell.axis("variant");
-  const std::string& kind = cell.axis("loss");
-  const torch::Device device = cell.device();
-  if (variant == "broken") return loss_of(kind, model(input.to(device)), target);
-  if (variant == "manual_to") return loss_of(kind, model(input.to(device)), target.to(device));
+// The input and target, moved (or forgotten) the way the variant does it, for a model on `device`.
+Operands place(const std::string& variant, const Classifier& model, const torch::Tensor& input,
+               const torch::Tensor& target, torch::Device device) {
+  if (variant == "broken") return {input.to(device), target};
+  if (variant == "manual_to") return {input.to(device), target.to(device)};
   if (variant == "batch_mover") {
     const auto [moved_input, moved_target] =
         tp::fixes::to_device(std::make_tuple(input, target), device);
-    return loss_of(kind, model(moved_input), moved_target);
+    return {moved_input, moved_target};
   }
-  return model->loss(kind, input, target);  // self_moving_module
+  return model->follow(input, target);  // self_moving_module
+}
+
+// One step's loss; only the loss itself is the statement under test.
+torch::Tensor variant_loss(tp::Cell& cell, Classifier& model, const torch::Tensor& input,
+                           const torch::Tensor& target) {
+  const std::string& kind = cell.axis("loss");
+  const Operands operands = place(cell.axis("variant"), model, input, target, cell.device());
+  const torch::Tensor logits = model(operands.input);
+  return cell.under_test(kind == "nll" ? "nll_loss" : "cross_entropy",
+                         [&] { return loss_of(kind, logits, operands.target); });
+}
+
+// The same placement for a model on meta: what a fix moves lands there, a forgotten target stays.
+void check_placement_on_meta(tp::Cell& cell, const torch::Tensor& input,
+                             const torch::Tensor& target) {
+  Classifier model;
+  tp::move_to_meta(*model);
+  const std::string& variant = cell.axis("variant");
+  const Operands operands = place(variant, model, input, target, tp::kMeta);
+  const torch::Device target_device = variant == "broken" ? torch::kCPU : tp::kMeta;
+  tp::expect_placement(
+      cell, {{"input", operands.input, tp::kMeta}, {"target", operands.target, target_device}});
 }
 
 void run(tp::Cell& cell) {
@@ -64,6 +90,7 @@ void run(tp::Cell& cell) {
   tp::copy_state(*model, *reference);
   reference->to(torch::kFloat64);
   model->to(cell.device());
+  check_placement_on_meta(cell, input, target);
 
   const auto losses = tp::train_sgd(model->parameters(), kSteps, kLearningRate,
                                     [&] { return variant_loss(cell, model, input, target); });
@@ -78,9 +105,10 @@ void run(tp::Cell& cell) {
 }
 
 tp::Expect expectation(const tp::CellSpec& cell) {
-  const std::string why = "logits and targets already share a device";
-  if (cell.axis("variant") != "broken") return tp::cross_device_fix(cell, why);
-  return tp::cross_device_mistake(cell, why);
+  // A fix checks its placement on meta as well (placement.h): it proves its claim on every device.
+  if (cell.axis("variant") != "broken") return tp::Expect::success();
+  return tp::cross_device_mistake(cell, "logits and targets already share a device")
+      .naming("target");
 }
 
 }  // namespace

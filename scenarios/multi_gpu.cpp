@@ -21,16 +21,20 @@ constexpr int kOutputs = 4;
 constexpr double kRtol = 1e-4;  // float32 on a GPU against float32 on the CPU
 constexpr double kAtol = 1e-5;
 
-torch::Tensor forward_on(const tp::Cell& cell, torch::nn::Linear& model,
-                         const torch::Tensor& input) {
+torch::Tensor forward_on(tp::Cell& cell, torch::nn::Linear& model, const torch::Tensor& input) {
   const torch::Device first = cell.placement().devices.at(0);
   const torch::Device second = cell.placement().devices.at(1);
   const std::string& variant = cell.axis("variant");
-  if (variant == "inputs_on_second_device") return model(input.to(second));  // raises
-  if (variant == "inputs_to_first_device") return model(input.to(first));
+  if (variant != "data_parallel") {
+    const torch::Tensor moved = input.to(variant == "inputs_on_second_device" ? second : first);
+    return cell.under_test("forward", [&] { return model(moved); });  // second device: raises
+  }
 #if TORCHPLACE_WITH_CUDA
-  return torch::nn::parallel::data_parallel(model, input.to(first),
-                                            std::vector<torch::Device>{first, second}, first);
+  const torch::Tensor on_first = input.to(first);
+  return cell.under_test("data_parallel", [&] {
+    return torch::nn::parallel::data_parallel(model, on_first,
+                                              std::vector<torch::Device>{first, second}, first);
+  });
 #else
   TORCH_CHECK(false,
               "data_parallel needs a LibTorch built with CUDA");  // absent_reason skips first
@@ -50,7 +54,7 @@ void run(tp::Cell& cell) {
 
 tp::Expect expectation(const tp::CellSpec& cell) {
   if (cell.axis("variant") == "inputs_on_second_device") {
-    return tp::Expect::error(tp::ErrorClass::kDeviceMismatch);
+    return tp::Expect::error(tp::ErrorClass::kDeviceMismatch).naming("mat1");
   }
   return tp::Expect::success();
 }

@@ -31,7 +31,8 @@ constexpr int kTrials = 16;             // racing copies per hazard cell
 constexpr int64_t kBusySide = 4096;     // a 4096^2 float32 matmul: milliseconds of GPU work
 
 void pin_memory_without_cuda(tp::Cell& cell) {
-  const torch::Tensor pinned = torch::ones({4}).pin_memory();  // no CUDA: raises here
+  const torch::Tensor pageable = torch::ones({4});
+  const torch::Tensor pinned = cell.under_test("pin_memory", [&] { return pageable.pin_memory(); });
   EXPECT_TRUE(pinned.is_pinned());
   cell.note("pin_memory() succeeded: this host has CUDA");
 }

@@ -1,12 +1,15 @@
 // unregistered_buffers: a module keeps a constant tensor (a fixed random projection) as a plain
 // member instead of calling register_buffer; the fix registers it. Module::to() and
 // torch::save only see what is registered, so the plain member stays behind:
-//   check=to_device   on CUDA the member stays on the CPU and forward raises DeviceMismatch;
-//                     the registered buffer moves and matches the CPU reference.
+//   check=to_device   on CUDA the member stays on the CPU and forward raises DeviceMismatch
+//                     (about mm's mat2); the registered buffer moves and matches the CPU
+//                     reference. Then, on every device, the same module goes to meta: the
+//                     buffer must follow, the plain member stays on the CPU (placement.h).
 //   check=to_float64  on any host the member stays float32 and forward raises DtypeMismatch.
 //   check=save_load   on any host the member's value is not saved: the loaded module keeps its
 //                     own random projection and its output differs; a buffer round-trips exactly.
 #include "numeric.h"
+#include "placement.h"
 #include "scenario.h"
 #include "temp_dir.h"
 
@@ -42,9 +45,14 @@ void check_to_device(tp::Cell& cell) {
   model->to(cell.device());
   cell.note("projection on " + model->projection.device().str() + " after to(" +
             cell.device().str() + ")");
-  const torch::Tensor output = model(input.to(cell.device()));  // broken on CUDA: raises here
+  const torch::Tensor device_input = input.to(cell.device());
+  const torch::Tensor output = cell.under_test("forward", [&] { return model(device_input); });
   EXPECT_EQ(output.device(), cell.device());
   TP_EXPECT_CLOSE(output, cpu_reference, kRtol, kAtol);
+  // The same module to meta: a registered buffer follows, a plain member stays on the CPU.
+  tp::move_to_meta(*model);
+  tp::expect_placement(cell, {{"projection", model->projection,
+                               registers(cell) ? tp::kMeta : torch::Device(torch::kCPU)}});
 }
 
 void check_to_float64(tp::Cell& cell) {
@@ -52,7 +60,8 @@ void check_to_float64(tp::Cell& cell) {
   model->to(torch::kFloat64);
   cell.note(std::string("projection dtype after to(kFloat64): ") +
             c10::toString(model->projection.scalar_type()));
-  const torch::Tensor output = model(torch::randn({kSamples, kFeatures}, torch::kFloat64));
+  const torch::Tensor input = torch::randn({kSamples, kFeatures}, torch::kFloat64);
+  const torch::Tensor output = cell.under_test("forward", [&] { return model(input); });
   EXPECT_EQ(output.scalar_type(), torch::kFloat64);
 }
 
@@ -88,9 +97,9 @@ tp::Expect expectation(const tp::CellSpec& cell) {
                             " involves no device, and on a device (CUDA, sim) the member left on "
                             "the CPU is covered by check=to_device");
   }
-  if (check == "to_device") {
-    const std::string why = "the member already sits on the target device";
-    return plain ? tp::cross_device_mistake(cell, why) : tp::cross_device_fix(cell, why);
+  if (check == "to_device" && plain) {
+    return tp::cross_device_mistake(cell, "the member already sits on the target device")
+        .naming("mat2");
   }
   if (check == "to_float64" && plain) return tp::Expect::error(tp::ErrorClass::kDtypeMismatch);
   if (check == "save_load" && plain) {

@@ -16,6 +16,7 @@ SKIP_CODES = {
     "needs_cuda": "the check needs a CUDA LibTorch and device",
     "needs_no_cuda": "the check needs a LibTorch or host without CUDA",
     "covered_by_other_cell": "the committed expectation is a skip: another cell covers it",
+    "not_on_sim": "the simulated device (sim:0) lacks what the cell needs",
 }
 NOT_ACCEPTED = {
     "device_unusable": "an earlier cell's sticky CUDA error broke the device",
@@ -53,6 +54,7 @@ def skip_problem(cell, committed, fingerprint):
         "needs_cuda": count > 0,  # the scenarios' needs() ask torch::cuda::is_available()
         "needs_no_cuda": count == 0,
         "covered_by_other_cell": committed is not None and committed["outcome"] != "skip",
+        "not_on_sim": not cell["device"].startswith("sim"),
     }.get(code, False)
     if contradiction:
         return (f"skip_code {code!r} contradicts the run (built_with_cuda={built}, "

@@ -1,7 +1,10 @@
-// The batch mover keeps the shape of a nested batch and moves every tensor in it.
+// The batch mover keeps the shape of a nested batch and moves every tensor in it. On meta, which
+// every build has, each container kind it supports shows that its tensors moved (targets too).
 #include "fixes/batch_mover.h"
 
 #include <gtest/gtest.h>
+
+#include <unordered_map>
 
 namespace tp::fixes {
 namespace {
@@ -47,6 +50,62 @@ TEST(BatchMover, MovesExamplesAndLeavesUndefinedTensorsUndefined) {
   EXPECT_FALSE(moved.target.defined());
   const torch::data::TensorExample unlabelled{torch::arange(4)};  // what TensorDataset yields
   EXPECT_TRUE(torch::equal(to_device(unlabelled, torch::kCPU).data, unlabelled.data));
+}
+
+const torch::Device kMeta(torch::kMeta);
+
+// Moved to meta: the device, and the shape and dtype kept (meta holds no values).
+::testing::AssertionResult on_meta(const torch::Tensor& moved, const torch::Tensor& source) {
+  if (moved.device() != kMeta) return ::testing::AssertionFailure() << "on " << moved.device();
+  if (moved.sizes() != source.sizes() || moved.dtype() != source.dtype()) {
+    return ::testing::AssertionFailure() << "shape or dtype changed";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(BatchMover, MovesTensorsInVectorsPairsAndTuplesToMeta) {
+  const std::vector<torch::Tensor> vector{torch::ones({2}), torch::arange(3)};
+  const auto moved_vector = to_device(vector, kMeta);
+  ASSERT_EQ(moved_vector.size(), 2u);
+  EXPECT_TRUE(on_meta(moved_vector[0], vector[0]));
+  EXPECT_TRUE(on_meta(moved_vector[1], vector[1]));
+  const std::pair<torch::Tensor, torch::Tensor> pair{torch::ones({2}), torch::zeros({3})};
+  const auto moved_pair = to_device(pair, kMeta);
+  EXPECT_TRUE(on_meta(moved_pair.first, pair.first)) << "pair.first";
+  EXPECT_TRUE(on_meta(moved_pair.second, pair.second)) << "pair.second";
+  const std::tuple<torch::Tensor, int, torch::Tensor> tuple{torch::ones({2}), 7, torch::ones({4})};
+  const auto moved_tuple = to_device(tuple, kMeta);
+  EXPECT_TRUE(on_meta(std::get<0>(moved_tuple), std::get<0>(tuple))) << "tuple 0";
+  EXPECT_EQ(std::get<1>(moved_tuple), 7);
+  EXPECT_TRUE(on_meta(std::get<2>(moved_tuple), std::get<2>(tuple))) << "tuple 2";
+}
+
+TEST(BatchMover, MovesTensorsInStringKeyedMapsToMeta) {
+  const std::map<std::string, torch::Tensor> map{{"input", torch::ones({2})},
+                                                 {"target", torch::tensor({1, 0})}};
+  const auto moved_map = to_device(map, kMeta);
+  for (const auto& [key, tensor] : map) EXPECT_TRUE(on_meta(moved_map.at(key), tensor)) << key;
+  const std::unordered_map<std::string, torch::Tensor> hashed{{"input", torch::ones({2})},
+                                                              {"target", torch::tensor({1, 0})}};
+  const auto moved_hashed = to_device(hashed, kMeta);
+  for (const auto& [key, tensor] : hashed) {
+    EXPECT_TRUE(on_meta(moved_hashed.at(key), tensor)) << "unordered_map " << key;
+  }
+}
+
+// What a DataLoader yields: a vector of Examples, data and target each; and a TensorDataset's
+// target-less Example.
+TEST(BatchMover, MovesExamplesDataAndTargetsToMeta) {
+  const std::vector<torch::data::Example<>> batch{{torch::ones({3}), torch::tensor(1)},
+                                                  {torch::zeros({3}), torch::tensor(0)}};
+  const auto moved = to_device(batch, kMeta);
+  ASSERT_EQ(moved.size(), 2u);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_TRUE(on_meta(moved[i].data, batch[i].data)) << "data " << i;
+    EXPECT_TRUE(on_meta(moved[i].target, batch[i].target)) << "target " << i;
+  }
+  const torch::data::TensorExample unlabelled{torch::arange(4)};
+  EXPECT_TRUE(on_meta(to_device(unlabelled, kMeta).data, unlabelled.data)) << "TensorExample";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 namespace tp::fixes {
@@ -73,6 +74,32 @@ TEST(GradScaler, GrowsAfterGrowthIntervalGoodStepsAndAnInfResetsTheCount) {
   good_step();
   EXPECT_EQ(scaler.current_scale(), 8.0);  // third good step in a row
   EXPECT_EQ(scaler.good_steps(), 0);
+}
+
+// loss = c * (w * a * b) with the product in fp16, a = b = 1e-3 and c = 1e-2 in fp32: its
+// gradient c * a * b = 1e-8 is below fp16's smallest subnormal (6e-8) and flushes to zero
+// without a scale; at the default 2^16 the fp16 gradients stay normal (655, 0.66, 6.6e-4) and
+// unscale() in fp32 gives 1e-8 back. Plain CPU ops, no autocast: the same in every version.
+constexpr double kFp16Factor = 1e-3;
+constexpr double kLossFactor = 1e-2;
+
+double fp16_gradient(GradScaler& scaler) {
+  const torch::Tensor weight = torch::ones({1}, torch::requires_grad());
+  torch::optim::SGD optimizer({weight}, torch::optim::SGDOptions(kLearningRate));
+  const torch::Tensor factor = torch::full({1}, kFp16Factor, torch::kHalf);
+  const torch::Tensor product = weight.to(torch::kHalf) * factor * factor;
+  const torch::Tensor loss = product.to(torch::kFloat).sum() * kLossFactor;
+  scaler.scale(loss).backward();
+  scaler.unscale(optimizer);
+  return weight.grad().item<double>();
+}
+
+TEST(GradScaler, KeepsSmallFp16GradientsFromFlushingToZero) {
+  GradScaler unscaled(GradScalerOptions{/*init_scale=*/1.0});
+  EXPECT_EQ(fp16_gradient(unscaled), 0.0) << "at scale 1 the fp16 gradient should underflow";
+  GradScaler scaler;  // the default scale
+  const double factor = torch::full({1}, kFp16Factor, torch::kHalf).item<double>();
+  EXPECT_NEAR(fp16_gradient(scaler) / (kLossFactor * factor * factor), 1.0, 1e-2);
 }
 
 TEST(GradScaler, RefusesASecondUnscaleAndAnUpdateWithoutAStep) {

@@ -86,6 +86,25 @@ TEST(Prefetcher, CpuTargetHandsOutTheSourcesBatchesUnchanged) {
   EXPECT_FALSE(prefetcher.next().has_value());  // stays exhausted
 }
 
+// The CPU pass-through copies nothing: the caller gets the source's own tensors.
+TEST(Prefetcher, CpuTargetHandsOutTheSourcesOwnTensors) {
+  const Nested batch = make_batch(0);
+  bool given = false;
+  Prefetcher<Nested> prefetcher(
+      [&]() -> std::optional<Nested> {
+        if (given) return std::nullopt;
+        given = true;
+        return batch;
+      },
+      torch::kCPU);
+  const std::optional<Nested> handed = prefetcher.next();
+  ASSERT_TRUE(handed.has_value());
+  EXPECT_TRUE(std::get<0>(*handed)[0].is_same(std::get<0>(batch)[0]));
+  EXPECT_TRUE(std::get<1>(*handed).at("target").is_same(std::get<1>(batch).at("target")));
+  EXPECT_TRUE(std::get<2>(*handed).first.is_same(std::get<2>(batch).first));
+  EXPECT_FALSE(prefetcher.next().has_value());
+}
+
 // Row i of `inputs`, labelled i. (TensorDataset's target-less Example<Tensor, NoTarget> is not
 // one of the batch mover's types.)
 struct Rows : torch::data::datasets::Dataset<Rows> {
@@ -112,7 +131,9 @@ TEST(Prefetcher, WrapsADataLoader) {
 }
 
 TEST(Prefetcher, RejectsANonPositiveDepth) {
-  EXPECT_THROW(Prefetcher<Nested>(counting_source(1), torch::kCPU, PrefetchOptions{/*depth=*/0, {}}), c10::Error);
+  EXPECT_THROW(
+      Prefetcher<Nested>(counting_source(1), torch::kCPU, PrefetchOptions{/*depth=*/0, {}}),
+      c10::Error);
 }
 
 TEST(Prefetcher, CudaTargetWithoutCudaSaysSo) {

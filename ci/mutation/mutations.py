@@ -1,0 +1,125 @@
+"""The mutations `ci/torchplace mutate` applies, one at a time, to a scratch copy of the tree.
+
+Each breaks one user-facing fix (or one guard of the harness) the way a careless edit would, and
+names the CPU tests that must then fail. `old` must occur in `path` (after `anchor`, when given;
+exactly once in the whole file otherwise); its first occurrence becomes `new`.
+Kill sets: (binary, gtest filter); H is the harness tests, S the scenario cells.
+"""
+
+H = "torchplace_harness_tests"
+S = "torchplace_scenarios"
+
+BATCH_MOVER = "harness/fixes/batch_mover.h"
+MAP_TENSORS = "harness/fixes/map_tensors.h"
+FOLLOW = "harness/fixes/follow_parameters.h"
+SCALER = "harness/fixes/grad_scaler.h"
+PREFETCHER = "harness/fixes/prefetcher.h"
+JUDGE = "harness/expected_error.cpp"
+LABELS = "scenarios/forgotten_labels.cpp"
+INDICES = "scenarios/cpu_indices.cpp"
+BUFFERS = "scenarios/unregistered_buffers.cpp"
+CHECKPOINT = "scenarios/checkpoint_map_location.cpp"
+AMP = "scenarios/amp.cpp"
+
+
+def cpu_cells(scenario, *parts):
+    """Filter for the scenario's cpu cells whose name holds every part, in order."""
+    return (S, f"{scenario}.*" + "*".join(parts) + ("*" if parts else "") + "device=cpu")
+
+
+def m(name, path, old, new, kill, anchor=None, audit=False):
+    return {"name": name, "path": path, "old": old, "new": new, "kill": kill, "anchor": anchor,
+            "audit": audit}
+
+
+MUTATIONS = [
+    # The five of the audit (issue 13).
+    m("to_device_moves_nothing", BATCH_MOVER, "tensor.to(device, options.non_blocking)", "tensor",
+      [(H, "BatchMover.*"), cpu_cells("forgotten_labels", "variant=batch_mover"),
+       cpu_cells("cpu_indices", "variant=batch_mover")], audit=True),
+    m("parameter_device_always_cpu", FOLLOW, "return parameter.device();",
+      "return torch::Device(torch::kCPU);",
+      [(H, "ParameterDevice.*"), cpu_cells("forgotten_labels", "variant=self_moving_module"),
+       cpu_cells("cpu_indices", "variant=self_moving_module")], audit=True),
+    m("manual_to_forgets_targets", LABELS,
+      'if (variant == "manual_to") return {input.to(device), target.to(device)};',
+      'if (variant == "manual_to") return {input.to(device), target};',
+      [cpu_cells("forgotten_labels", "variant=manual_to")], audit=True),
+    m("projection_plain_member_in_check_to_device", BUFFERS, "Projector model(registers(cell));",
+      "Projector model(false);",
+      [cpu_cells("unregistered_buffers", "check=to_device/variant=registered_buffer")],
+      anchor="void check_to_device(", audit=True),
+    m("grad_scaler_at_scale_1", SCALER, "scale_(options.init_scale)", "scale_(1.0)",
+      [(H, "GradScaler.*"), cpu_cells("amp", "variant=grad_scaler")], audit=True),
+    # The batch mover: every container kind, targets included.
+    m("vector_not_mapped", MAP_TENSORS, "mapped.push_back(map_tensors(item, fn));",
+      "mapped.push_back(item);", [(H, "BatchMover.*")]),
+    m("pair_second_not_mapped", MAP_TENSORS, "return {std::move(first), map_tensors(pair.second, fn)};",
+      "return {std::move(first), pair.second};", [(H, "BatchMover.*")]),
+    m("tuple_not_mapped", MAP_TENSORS, "std::tuple<Ts...>{map_tensors(items, fn)...}",
+      "std::tuple<Ts...>{items...}", [(H, "BatchMover.*")]),
+    m("map_not_mapped", MAP_TENSORS, "mapped.emplace(key, map_tensors(value, fn));",
+      "mapped.emplace(key, value);", [(H, "BatchMover.*")],
+      anchor="  std::map<std::string, T> mapped;"),
+    m("unordered_map_not_mapped", MAP_TENSORS, "mapped.emplace(key, map_tensors(value, fn));",
+      "mapped.emplace(key, value);", [(H, "BatchMover.*")],
+      anchor="  std::unordered_map<std::string, T> mapped;"),
+    m("example_data_not_mapped", MAP_TENSORS, "D data = map_tensors(example.data, fn);",
+      "D data = example.data;", [(H, "BatchMover.*")]),
+    m("example_target_not_mapped", MAP_TENSORS,
+      "return {std::move(data), map_tensors(example.target, fn)};",
+      "return {std::move(data), example.target};", [(H, "BatchMover.*")]),
+    m("targetless_example_not_mapped", MAP_TENSORS, "return {map_tensors(example.data, fn)};",
+      "return {example.data};", [(H, "BatchMover.*")]),
+    m("undefined_tensor_moved", MAP_TENSORS, "return tensor.defined() ? fn(tensor) : tensor;",
+      "return fn(tensor);", [(H, "BatchMover.*")]),
+    # parameter_device and the self-moving modules.
+    m("parameter_device_ignores_buffers", FOLLOW, "return buffer.device();",
+      "return torch::Device(torch::kCPU);", [(H, "ParameterDevice.*")]),
+    m("self_moving_classifier_moves_nothing", LABELS,
+      "return {input.to(device), target.to(device)};", "return {input, target};",
+      [cpu_cells("forgotten_labels", "variant=self_moving_module")], anchor="Operands follow("),
+    m("manual_to_forgets_indices", INDICES, 'if (variant == "manual_to") return indices.to(device);',
+      'if (variant == "manual_to") return indices;', [cpu_cells("cpu_indices", "variant=manual_to")]),
+    m("self_moving_table_moves_nothing", INDICES,
+      "return indices.to(tp::fixes::parameter_device(*this));", "return indices;",
+      [cpu_cells("cpu_indices", "variant=self_moving_module")]),
+    # Buffer registration.
+    m("buffer_never_registered", BUFFERS,
+      'if (register_projection) projection = register_buffer("projection", projection);', "",
+      [cpu_cells("unregistered_buffers", "variant=registered_buffer")]),
+    # The map_location load.
+    m("map_to_cpu_without_map", CHECKPOINT, "torch::load(loaded, path, torch::kCPU);",
+      "torch::load(loaded, path);", [cpu_cells("checkpoint_map_location", "case=map_to_cpu")]),
+    # The GradScaler.
+    m("loss_not_scaled", AMP, "scaler.scale(loss).backward();", "loss.backward();",
+      [cpu_cells("amp", "variant=grad_scaler")]),
+    m("amp_scaler_made_at_scale_1", AMP, "GradScalerOptions{kInitScale}", "GradScalerOptions{1.0}",
+      [cpu_cells("amp", "variant=grad_scaler")]),
+    m("gradients_not_unscaled", SCALER, "grad.mul_(1.0 / scale_);", "grad.mul_(1.0);",
+      [(H, "GradScaler.*")]),
+    m("steps_on_inf", SCALER, "if (*found_inf_) return false;", "", [(H, "GradScaler.*")]),
+    m("nan_not_found", SCALER, "!torch::isfinite(grad).all().item<bool>()",
+      "torch::isinf(grad).any().item<bool>()", [(H, "GradScaler.*")]),
+    m("no_backoff", SCALER, "scale_ *= options_.backoff_factor;", "", [(H, "GradScaler.*")]),
+    m("never_grows", SCALER, "scale_ *= options_.growth_factor;", "", [(H, "GradScaler.*")]),
+    # The prefetcher's CPU pass-through.
+    m("prefetcher_cpu_skips_a_batch", PREFETCHER,
+      "      std::optional<Batch> batch = source_();",
+      "      source_();\n      std::optional<Batch> batch = source_();", [(H, "Prefetcher.Cpu*")]),
+    m("prefetcher_cpu_copies", PREFETCHER, "      return to_device(*batch, device_);",
+      "      return map_tensors(*batch, [](const torch::Tensor& t) { return t.clone(); });",
+      [(H, "Prefetcher.Cpu*")]),
+    # Expected errors scoped to the statement under test (harness/expected_error.cpp).
+    # The archive rewriting reads a file that is not there: FileNotFound, raised while preparing,
+    # the class the missing_file cell expects from its torch::load.
+    m("error_while_preparing", CHECKPOINT,
+      'tp::archive::retag_devices(dir.file("saved.pt"),',
+      'tp::archive::retag_devices(dir.file("never_saved.pt"),',
+      [cpu_cells("checkpoint_map_location", "case=missing_file")]),
+    m("judge_ignores_the_region", JUDGE,
+      "if (record.raised_in.empty() || record.raised_message != record.message) {", "if (false) {",
+      [(H, "ExpectedError.*")]),
+    m("judge_ignores_the_argument", JUDGE, "if (!argument.empty() && named && *named != argument) {",
+      "if (false) {", [(H, "ExpectedError.*")]),
+]

@@ -1,0 +1,227 @@
+"""The mutation check: proves that the CPU tests can fail. Each mutation of mutations.py breaks one
+fix in a scratch copy of the tree; the tests it names are rebuilt and run, and at least one must
+fail. Before any mutation, the same tests must run (not skip) and pass on the unmutated copy.
+
+  run.py [--only NAME,...] [--list] [--scratch DIR] [--jobs N]
+
+Exit codes: 0 every mutation was killed; 1 a mutation survived (named); 3 the check could not
+judge (a mutation that does not apply or does not compile, a kill set that selects no test or
+fails unmutated, a crash of the tools); 4 the unmutated copy does not build; 64 bad arguments.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mutations import MUTATIONS  # noqa: E402
+
+EXIT_OK, EXIT_SURVIVED, EXIT_ENV, EXIT_BUILD, EXIT_USAGE = 0, 1, 3, 4, 64
+ROOT = Path(__file__).resolve().parents[2]
+TEST_TIMEOUT_S = 600  # a hang counts as killed, but not forever
+BINARIES = {"torchplace_harness_tests": "harness", "torchplace_scenarios": "scenarios"}
+
+
+class CannotJudge(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def log(text):
+    print(f"mutate: {text}", file=sys.stderr, flush=True)
+
+
+def sync_tree(tree):
+    """Copies the tracked and untracked-but-not-ignored files into `tree`, rewriting only files
+    whose bytes differ, so that the scratch build stays incremental."""
+    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT,
+                            check=True, capture_output=True).stdout.decode().split("\0")
+    wanted = {name for name in listed if name and (ROOT / name).is_file()}
+    for name in sorted(wanted):
+        source, target = ROOT / name, tree / name
+        data = source.read_bytes()
+        if not target.is_file() or target.read_bytes() != data:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            shutil.copymode(source, target)
+    for path in tree.rglob("*"):
+        relative = path.relative_to(tree).as_posix()
+        if path.is_file() and not relative.startswith("build/") and relative not in wanted:
+            path.unlink()
+
+
+def configure(tree, build):
+    """The dev preset's build (RelWithDebInfo) with ccache where present: the same relative paths
+    as a worktree's build/dev, so that unchanged files are cache hits."""
+    if (build / "CMakeCache.txt").is_file():
+        return
+    args = ["cmake", "-S", str(tree), "-B", str(build), "-DCMAKE_BUILD_TYPE=RelWithDebInfo"]
+    if shutil.which("ccache"):
+        args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_FLAGS=-fpch-preprocess"]
+    if os.environ.get("Torch_DIR"):
+        args.append(f"-DTorch_DIR={os.environ['Torch_DIR']}")
+    args += os.environ.get("TORCHPLACE_CMAKE_ARGS", "").split()
+    if subprocess.run(args, stdout=subprocess.DEVNULL).returncode != 0:
+        raise CannotJudge(EXIT_ENV, "configuring the scratch copy failed (CMake's message above)")
+
+
+def build(build_dir, targets, jobs):
+    args = ["nice", "cmake", "--build", str(build_dir), "-j", str(jobs), "--target", *targets]
+    done = subprocess.run(args, capture_output=True, text=True)
+    return done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+
+
+def run_tests(build_dir, binary, pattern, scratch):
+    """Runs one kill set; returns (completed, failed test names, how it ended)."""
+    report = scratch / "gtest.json"
+    report.unlink(missing_ok=True)
+    command = [str(build_dir / BINARIES[binary] / binary), f"--gtest_filter={pattern}",
+               f"--gtest_output=json:{report}"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TEST_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return 0, [], f"timed out after {TEST_TIMEOUT_S} s"
+    if not report.is_file():  # a crash: the report is written at the end
+        return 0, [], f"crashed (exit {done.returncode}): {done.stderr.strip()[-300:]}"
+    completed, failed = 0, []
+    for suite in json.loads(report.read_text())["testsuites"]:
+        for test in suite["testsuite"]:
+            if test.get("result") == "COMPLETED":
+                completed += 1
+            if test.get("failures"):
+                failed.append(f"{suite['name']}.{test['name']}")
+    return completed, failed, f"exit {done.returncode}"
+
+
+def mutate_text(text, mutation):
+    start = 0
+    if mutation["anchor"]:
+        start = text.find(mutation["anchor"])
+        if start < 0:
+            raise CannotJudge(EXIT_ENV, f"{mutation['name']}: anchor not found in {mutation['path']}")
+    elif text.count(mutation["old"]) != 1:
+        raise CannotJudge(EXIT_ENV, f"{mutation['name']}: the text to change occurs "
+                                    f"{text.count(mutation['old'])} times in {mutation['path']}")
+    at = text.find(mutation["old"], start)
+    if at < 0:
+        raise CannotJudge(EXIT_ENV, f"{mutation['name']}: text to change not found in "
+                                    f"{mutation['path']} (was the file edited? update mutations.py)")
+    return text[:at] + mutation["new"] + text[at + len(mutation["old"]):]
+
+
+def targets_of(mutations):
+    return sorted({binary for mutation in mutations for binary, _ in mutation["kill"]})
+
+
+def baseline(build_dir, mutations, scratch, jobs):
+    """Every kill set must run at least one test and pass on the unmutated copy."""
+    ok, output = build(build_dir, targets_of(mutations), jobs)
+    if not ok:
+        raise CannotJudge(EXIT_BUILD, "the unmutated scratch copy does not build:\n" + output)
+    for binary, pattern in sorted({kill for mutation in mutations for kill in mutation["kill"]}):
+        completed, failed, ended = run_tests(build_dir, binary, pattern, scratch)
+        if completed == 0 or failed:
+            raise CannotJudge(EXIT_ENV, f"unmutated, {binary} --gtest_filter={pattern} ran "
+                                        f"{completed} test(s), failed {failed} ({ended}): it "
+                                        f"cannot show a mutation")
+        log(f"baseline {binary} {pattern}: {completed} test(s) pass")
+
+
+def try_mutation(tree, build_dir, mutation, scratch, jobs):
+    """Applies one mutation, rebuilds what it touches, runs its kill sets, restores the file.
+    Returns the failing tests (empty: the mutation survived)."""
+    path = tree / mutation["path"]
+    pristine = path.read_text()
+    path.write_text(mutate_text(pristine, mutation))
+    try:
+        ok, output = build(build_dir, sorted({binary for binary, _ in mutation["kill"]}), jobs)
+        if not ok:
+            raise CannotJudge(EXIT_ENV, f"{mutation['name']}: the mutant does not compile, so it "
+                                        f"proves nothing; fix mutations.py:\n{output}")
+        killed_by = []
+        for binary, pattern in mutation["kill"]:
+            completed, failed, ended = run_tests(build_dir, binary, pattern, scratch)
+            if failed:
+                killed_by += failed
+            elif completed == 0:  # crashed or hung: red in CI too
+                killed_by.append(f"{binary} --gtest_filter={pattern} ({ended})")
+        return killed_by
+    finally:
+        path.write_text(pristine)  # a new mtime: the next build recompiles it (a ccache hit)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated mutation names")
+    parser.add_argument("--list", action="store_true", help="print the mutations and exit")
+    parser.add_argument("--scratch", default=str(ROOT / "build" / "mutate"),
+                        help="scratch folder (default build/mutate; kept between runs)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    try:
+        return parser.parse_args()
+    except SystemExit as error:
+        sys.exit(EXIT_OK if error.code == 0 else EXIT_USAGE)
+
+
+def select(only):
+    if not only:
+        return MUTATIONS
+    names = only.split(",")
+    unknown = sorted(set(names) - {mutation["name"] for mutation in MUTATIONS})
+    if unknown:
+        print(f"mutate: unknown mutation(s): {', '.join(unknown)}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    return [mutation for mutation in MUTATIONS if mutation["name"] in names]
+
+
+def check(mutations, scratch, jobs):
+    tree = scratch / "tree"
+    build_dir = tree / "build" / "dev"  # the worktree's relative layout: ccache hits
+    tree.mkdir(parents=True, exist_ok=True)
+    sync_tree(tree)
+    configure(tree, build_dir)
+    started = time.monotonic()
+    baseline(build_dir, mutations, scratch, jobs)
+    log(f"baseline built and passed in {time.monotonic() - started:.0f} s")
+    survivors = []
+    for mutation in mutations:
+        started = time.monotonic()
+        killed_by = try_mutation(tree, build_dir, mutation, scratch, jobs)
+        seconds = time.monotonic() - started
+        verdict = f"killed by {', '.join(killed_by)}" if killed_by else "SURVIVED"
+        print(f"{mutation['name']}: {verdict} ({seconds:.0f} s)", flush=True)
+        if not killed_by:
+            survivors.append(mutation["name"])
+    return survivors
+
+
+def main():
+    args = parse_args()
+    mutations = select(args.only)
+    if args.list:
+        for mutation in mutations:
+            kills = "; ".join(f"{binary} {pattern}" for binary, pattern in mutation["kill"])
+            print(f"{mutation['name']}\t{mutation['path']}\t{kills}")
+        return EXIT_OK
+    started = time.monotonic()
+    try:
+        survivors = check(mutations, Path(args.scratch).resolve(), args.jobs)
+    except CannotJudge as error:
+        print(f"mutate: cannot judge: {error}", file=sys.stderr)
+        return error.code
+    log(f"{len(mutations)} mutation(s) in {time.monotonic() - started:.0f} s")
+    if survivors:
+        print(f"mutate: {len(survivors)} mutation(s) survived: {', '.join(survivors)}",
+              file=sys.stderr)
+        return EXIT_SURVIVED
+    log(f"all {len(mutations)} mutation(s) killed")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
