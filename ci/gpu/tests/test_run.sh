@@ -6,14 +6,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 run_sh=$here/../run.sh
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { # <what> <command...>
-  local what=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $what" >&2; fi
-}
+# shellcheck source=../../lib/checks.sh
+source "$here/../../lib/checks.sh" # work, check, checks_summary
 
 # fakes: python3 answers as a pip torch built for CUDA $TORCH_CUDA; nvcc-X.Y says release X.Y;
 # the step runner sleeps $STEP_SLEEP s and exits $STEP_EXIT for step $FAIL_STEP (else 0).
@@ -109,5 +103,4 @@ PATH="$work/bin:$PATH" TORCHPLACE_BUILD_DIR=$work/build "$here/../step.sh" cuda_
 code=$?
 check "step.sh maps CTest's 8 to 1 (got $code)" test "$code" = 1
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+checks_summary

@@ -6,14 +6,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../common.sh"
 source "$here/../../matrix/roots.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { # <what> <command...>
-  local what=$1
-  shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $what" >&2; fi
-}
+# shellcheck source=../checks.sh
+source "$here/../checks.sh" # work, check, checks_summary
 
 # The fake chroot: dpkg-query finds nothing installed; apt-get prints $APT_OUTPUT, exits $APT_RC.
 chroot() {
@@ -42,5 +36,4 @@ message=$(
 check "a failed update exits 3" grep -q 'exit=3' <<<"$message"
 check "a failed update names the expired Release file" grep -q 'expired Release file' <<<"$message"
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+checks_summary
