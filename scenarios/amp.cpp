@@ -174,7 +174,12 @@ void run(tp::Cell& cell) {
 }
 
 tp::Expect expectation(const tp::CellSpec& cell) {
-  if (cell.axis("variant") != "targets_on_cpu") return tp::Expect::success();
+  const std::string& variant = cell.axis("variant");
+  if (variant == "grad_scaler" && !cell.device().is_cuda()) {
+    return tp::Expect::unexercised("bf16 autocast never overflows: only scale() and unscale() are "
+                                   "checked here, not skipping and backing off (CUDA fp16 is)");
+  }
+  if (variant != "targets_on_cpu") return tp::Expect::success();
   return tp::cross_device_mistake(cell, "logits and targets already share a device")
       .naming("target");
 }

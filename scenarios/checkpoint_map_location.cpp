@@ -96,7 +96,8 @@ void load_into_model_on_device(tp::Cell& cell, const std::string& path, Net& sav
   const torch::Tensor input = torch::randn({kSamples, kFeatures}, cell.device());
   Net model;
   model->to(cell.device());
-  torch::load(model, path, map_location_for(cell.axis("case"), model));
+  const torch::Device map_location = map_location_for(cell.axis("case"), model);
+  torch::load(model, path, map_location);
   cell.note("parameters on " + tp::fixes::parameter_device(*model).str() + " after the load");
   if (map_location == cell.device()) {
     EXPECT_EQ(tp::fixes::parameter_device(*model), cell.device()) << "the map did not hold";

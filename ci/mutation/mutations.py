@@ -94,7 +94,8 @@ MUTATIONS = [
     # The GradScaler.
     m("loss_not_scaled", AMP, "scaler.scale(loss).backward();", "loss.backward();",
       [cpu_cells("amp", "variant=grad_scaler")]),
-    m("amp_scaler_made_at_scale_1", AMP, "GradScalerOptions{kInitScale}", "GradScalerOptions{1.0}",
+    m("amp_scaler_made_at_scale_1", AMP, "? kOverflowingScale : kInitScale}",
+      "? kOverflowingScale : 1.0}",
       [cpu_cells("amp", "variant=grad_scaler")]),
     m("gradients_not_unscaled", SCALER, "grad.mul_(1.0 / scale_);", "grad.mul_(1.0);",
       [(H, "GradScaler.*")]),
