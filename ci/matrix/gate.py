@@ -26,7 +26,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports"))
 
 import torchplace_data as data  # noqa: E402  (reports/torchplace_data.py)
-from merge import comparable  # noqa: E402  (masks per-run temporary folders in messages)
+from merge import comparable  # noqa: E402  (masks what differs on every run)
 
 EXIT_OK, EXIT_REGRESSED, EXIT_INPUT = 0, 2, 3
 
@@ -106,8 +106,8 @@ def print_verdict(verdict, stream):
             print(f"  REGRESSED {item['id']}: {item['old']} -> {item['new']} {item['detail']}".rstrip(),
                   file=stream)
         for item in pair["changes"]:
-            print(f"  changed {item['kind']} of {item['id']}: {_short(item['old'])!r} -> "
-                  f"{_short(item['new'])!r}",
+            print(f"  changed {item['kind']} of {item['id']}: {_short(comparable(item['old']))!r} -> "
+                  f"{_short(comparable(item['new']))!r}",
                   file=stream)
     for item in verdict["failures"]:
         print(f"  FAILED ({item['kind']}) {item['id']}: {item['status']} {item['detail']}".rstrip(),
