@@ -29,6 +29,8 @@ const std::vector<MessageFamily>& message_families() {
       // missing device (near_misses.json).
       {E::kBackendUnavailable, "seen 1.13.1, 2.6.0, 2.14.1", R"(^Could not run '[\w:.]+' with arguments from the 'CUDA' backend)"},
       {E::kBackendUnavailable, "seen 2.6.0, 2.14.1", R"(^Cannot access accelerator device when none is available)"},
+      // pin_memory() with a registered PrivateUse1 backend (tp::sim) that has no pinned allocator.
+      {E::kBackendUnavailable, "seen 2.14.1", R"(^You should register `PrivateUse1HooksInterface` ?by `RegisterPrivateUse1HooksInterface` and implement `getPinnedMemoryAllocator`)"},
       // A CUDA build on a host without a usable GPU: c10/cuda/CUDAFunctions.cpp device_count_impl
       // (cudaErrorInsufficientDriver, cudaErrorInitializationError) and
       // device_count_ensure_non_zero, 1.x-2.x (pytorch issue 131117 shows the second on 2.x).

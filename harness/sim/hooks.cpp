@@ -9,6 +9,7 @@
    (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 #if TP_SIM_AT_LEAST(2, 1)
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #endif
 
@@ -31,6 +32,11 @@ struct Hooks final : at::PrivateUse1HooksInterface {
   c10::DeviceIndex exchangeDevice(c10::DeviceIndex) const { return 0; }
   c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex) const { return 0; }
   void init() const {}
+  // torch::manual_seed seeds every registered device's generator: sim tensors live in CPU
+  // memory and its kernels are the CPU's, so its generator is the CPU's.
+  const at::Generator& getDefaultGenerator(c10::DeviceIndex) const {
+    return at::detail::getDefaultCPUGenerator();
+  }
 };
 
 }  // namespace
