@@ -63,19 +63,8 @@ bench_step() { # <name> <filter>
 merge_rest() {
   local python
   python=$(tp_python || command -v python3) || { tp_log "no python3 to merge the benchmarks"; return $TP_EXIT_ENV; }
-  "$python" - "$run/bench.json" "$run/bench-rest.json" <<'PY'
-import json, os, sys
-whole, rest = sys.argv[1], sys.argv[2]
-with open(rest) as handle:
-    merged = json.load(handle)
-if os.path.exists(whole):
-    with open(whole) as handle:
-        first = json.load(handle)
-    merged = dict(first, benchmarks=first["benchmarks"] + merged["benchmarks"])
-with open(whole + ".new", "w") as handle:
-    json.dump(merged, handle, indent=1)
-os.replace(whole + ".new", whole)
-PY
+  "$python" "$top/ci/gpu/merge_bench.py" "$run/bench.json" "$run/bench-rest.json" ||
+    return $TP_EXIT_FAIL # the benchmarks wrote what cannot be merged: the step failed
 }
 
 mkdir -p "$run"
