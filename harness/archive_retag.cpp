@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "atomic_write.h"
+#include "internal/atomic_write.h"
 
 namespace tp::archive {
 

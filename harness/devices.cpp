@@ -2,7 +2,7 @@
 
 #include <torch/cuda.h>
 
-#include "sim/include/tp/sim.h"
+#include "sim/sim.h"
 
 namespace tp {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "results.h"
+#include "internal/results.h"
 
 namespace tp {
 

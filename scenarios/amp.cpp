@@ -14,12 +14,12 @@
 //                           Plain fp16 casts and multiplies: it runs on every device, the CPU too.
 #include <cmath>
 
-#include "compat.h"
-#include "fixes/grad_scaler.h"
-#include "numeric.h"
-#include "scenario.h"
-#include "sim/include/tp/sim.h"
-#include "training.h"
+#include <torchplace/compat.h>
+#include <torchplace/fixes/grad_scaler.h>
+#include <torchplace/numeric.h>
+#include <torchplace/scenario.h>
+#include <torchplace/sim/sim.h>
+#include <torchplace/training.h>
 
 namespace {
 

@@ -21,12 +21,12 @@
 
 #include <fstream>
 
-#include "archive_retag.h"
-#include "fixes/follow_parameters.h"
-#include "numeric.h"
-#include "scenario.h"
-#include "sim/include/tp/sim.h"
-#include "temp_dir.h"
+#include <torchplace/archive_retag.h>
+#include <torchplace/fixes/follow_parameters.h>
+#include <torchplace/numeric.h>
+#include <torchplace/scenario.h>
+#include <torchplace/sim/sim.h>
+#include <torchplace/temp_dir.h>
 
 namespace {
 

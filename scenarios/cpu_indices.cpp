@@ -3,12 +3,12 @@
 // latent. Each fix must train with a falling loss and match a float64 CPU reference. Every cell
 // also places its indices for a table on the meta device: each fix must put them there, the
 // broken variant leaves them on the CPU (harness/placement.h).
-#include "fixes/batch_mover.h"
-#include "fixes/follow_parameters.h"
-#include "numeric.h"
-#include "placement.h"
-#include "scenario.h"
-#include "training.h"
+#include <torchplace/fixes/batch_mover.h>
+#include <torchplace/fixes/follow_parameters.h>
+#include <torchplace/numeric.h>
+#include <torchplace/placement.h>
+#include <torchplace/scenario.h>
+#include <torchplace/training.h>
 
 namespace {
 

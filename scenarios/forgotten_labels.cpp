@@ -4,12 +4,12 @@
 // must train with a falling loss and match a float64 CPU reference. Every cell also places its
 // input and target for a model on the meta device: each fix must put both there, while the
 // broken variant leaves the target on the CPU (harness/placement.h).
-#include "fixes/batch_mover.h"
-#include "fixes/follow_parameters.h"
-#include "numeric.h"
-#include "placement.h"
-#include "scenario.h"
-#include "training.h"
+#include <torchplace/fixes/batch_mover.h>
+#include <torchplace/fixes/follow_parameters.h>
+#include <torchplace/numeric.h>
+#include <torchplace/placement.h>
+#include <torchplace/scenario.h>
+#include <torchplace/training.h>
 
 namespace {
 

@@ -6,8 +6,8 @@
 //   data_parallel            torch::nn::parallel::data_parallel over both GPUs, the module on the
 //                            first device: scatter, replicate, gather onto the first device;
 //                            output matches the CPU reference.
-#include "numeric.h"
-#include "scenario.h"
+#include <torchplace/numeric.h>
+#include <torchplace/scenario.h>
 
 #if TORCHPLACE_WITH_CUDA
 #include <torch/nn/parallel/data_parallel.h>  // its autograd Scatter/Gather need CUDA headers

@@ -16,8 +16,8 @@
 // The copies are made to lag by queueing matrix products ahead of them on the same stream.
 #include <gtest/gtest.h>
 
-#include "scenario.h"
-#include "sim/include/tp/sim.h"
+#include <torchplace/scenario.h>
+#include <torchplace/sim/sim.h>
 
 #if TORCHPLACE_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>

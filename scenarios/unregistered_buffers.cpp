@@ -8,10 +8,10 @@
 //   check=to_float64  on any host the member stays float32 and forward raises DtypeMismatch.
 //   check=save_load   on any host the member's value is not saved: the loaded module keeps its
 //                     own random projection and its output differs; a buffer round-trips exactly.
-#include "numeric.h"
-#include "placement.h"
-#include "scenario.h"
-#include "temp_dir.h"
+#include <torchplace/numeric.h>
+#include <torchplace/placement.h>
+#include <torchplace/scenario.h>
+#include <torchplace/temp_dir.h>
 
 namespace {
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <torch/torch.h>
 
-#include "fixes/map_tensors.h"
+#include "map_tensors.h"
 
 namespace tp::fixes {
 

@@ -35,8 +35,8 @@
 #include <utility>
 #include <vector>
 
-#include "fixes/batch_mover.h"
-#include "fixes/map_tensors.h"
+#include "batch_mover.h"
+#include "map_tensors.h"
 
 #if TORCHPLACE_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>

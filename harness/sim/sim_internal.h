@@ -3,7 +3,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
-#include "tp/sim.h"
+#include "sim.h"
 
 namespace tp::sim::detail {
 

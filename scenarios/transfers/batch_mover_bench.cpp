@@ -3,8 +3,8 @@
 // Names: batch_mover/impl:mover|loop/tensors:<N>
 // Both move to the CPU, where .to() returns its tensor without copying: what is left is the
 // mover's own overhead (recursion, building the containers) against the loop's.
-#include "bench_support.h"
-#include "fixes/batch_mover.h"
+#include <torchplace/bench/bench_support.h>
+#include <torchplace/fixes/batch_mover.h>
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "bench_support.h"
+#include <torchplace/bench/bench_support.h>
 
 namespace tp::bench {
 namespace {

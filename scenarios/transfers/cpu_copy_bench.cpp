@@ -8,7 +8,7 @@
 // each path by its like. Wall-clock time (copy_ may use several threads).
 #include <cstring>
 
-#include "bench_support.h"
+#include <torchplace/bench/bench_support.h>
 
 namespace {
 

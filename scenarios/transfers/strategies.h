@@ -5,10 +5,10 @@
 #include <memory>
 #include <numeric>
 
-#include "bench_support.h"
-#include "device_timing.h"
-#include "fixes/batch_mover.h"
-#include "fixes/prefetcher.h"
+#include <torchplace/bench/bench_support.h>
+#include <torchplace/bench/device_timing.h>
+#include <torchplace/fixes/batch_mover.h>
+#include <torchplace/fixes/prefetcher.h>
 #include "host_cache.h"
 
 #if TORCHPLACE_WITH_CUDA

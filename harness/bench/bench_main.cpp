@@ -12,7 +12,7 @@
 #include <string>
 
 #include "bench_support.h"
-#include "fingerprint.h"
+#include "internal/fingerprint.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // parameter_device() reports where a module's parameters are (else its buffers), on meta as it
 // would on a GPU: the self-moving modules of the scenarios move their inputs there.
-#include "fixes/follow_parameters.h"
-#include "placement.h"
+#include <torchplace/fixes/follow_parameters.h>
+#include <torchplace/placement.h>
 
 #include <gtest/gtest.h>
 

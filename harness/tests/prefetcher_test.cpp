@@ -1,6 +1,6 @@
 // The prefetcher hands out every batch of its source, in order, with the source's values, and
 // on CUDA reuses its pinned staging buffers only after their copies completed.
-#include "fixes/prefetcher.h"
+#include <torchplace/fixes/prefetcher.h>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The batch mover keeps the shape of a nested batch and moves every tensor in it. On meta, which
 // every build has, each container kind it supports shows that its tensors moved (targets too).
-#include "fixes/batch_mover.h"
+#include <torchplace/fixes/batch_mover.h>
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "devices.h"
+#include <torchplace/devices.h>
 
 #if TORCHPLACE_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>

@@ -1,15 +1,15 @@
 // Re-tagging a torch::save archive: a CPU archive re-tagged to cuda:0 is a genuine CUDA
 // checkpoint (a host without CUDA refuses it, a map to the CPU restores it bit for bit), and
 // re-tagging it back gives the original archive's tensors.
-#include "archive_retag.h"
+#include <torchplace/archive_retag.h>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <fstream>
 
-#include "error_class.h"
-#include "temp_dir.h"
+#include <torchplace/error_class.h>
+#include <torchplace/temp_dir.h>
 
 namespace tp::archive {
 namespace {

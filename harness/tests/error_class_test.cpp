@@ -1,5 +1,5 @@
 // The classifier against the message texts that each LibTorch version gives for the mistakes.
-#include "error_class.h"
+#include <torchplace/error_class.h>
 
 #include <gtest/gtest.h>
 

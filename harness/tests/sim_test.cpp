@@ -5,9 +5,9 @@
 
 #include <sstream>
 
-#include "compat.h"
-#include "expected_error.h"
-#include "sim/include/tp/sim.h"
+#include <torchplace/compat.h>
+#include "internal/expected_error.h"
+#include <torchplace/sim/sim.h>
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Cells are the full cartesian product of the axes and the device axis, named stably.
-#include "scenario.h"
+#include <torchplace/scenario.h>
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 
 #include "expected_error.h"
 #include "results.h"
-#include "scenario.h"
+#include <torchplace/scenario.h>
 
 namespace tp {
 namespace {

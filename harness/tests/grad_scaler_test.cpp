@@ -1,7 +1,7 @@
 // The GradScaler's logic, on the CPU with injected gradients: a step with an inf or NaN
 // gradient is skipped and backs the scale off; good steps unscale exactly and, after
 // growth_interval of them in a row, grow the scale.
-#include "fixes/grad_scaler.h"
+#include <torchplace/fixes/grad_scaler.h>
 
 #include <gtest/gtest.h>
 

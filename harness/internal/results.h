@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_write.h"
-#include "scenario.h"
+#include <torchplace/scenario.h>
 
 namespace tp {
 

@@ -1,7 +1,7 @@
 // An expected error counts only if the statement under test raised it: an error while preparing,
 // an error of another class, or one about another argument fails the cell. The device mismatches
 // here are genuine: meta and CPU tensors in one TensorIterator op (add), on any host.
-#include "expected_error.h"
+#include "internal/expected_error.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "error_class.h"
+#include <torchplace/error_class.h>
 
 namespace tp {
 namespace {
