@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Runs a baseline and a candidate benchmark binary interleaved on one machine and writes two
-Google Benchmark JSON documents holding every repetition, for gate.py --baseline/--candidate.
+Google Benchmark JSON documents holding every repetition, for `python3 -m torchplace.gate --baseline/--candidate`.
 
 Round r runs BATCH repetitions of each binary, in the order A,B on even rounds and B,A on odd ones
 (ABBA), so that drift on a shared runner (heat, neighbours, frequency) hits both sides alike.
 
-  interleave.py --baseline-bin A --candidate-bin B --rounds 10 --batch 1 \
+  python3 -m torchplace.gate.interleave --baseline-bin A --candidate-bin B --rounds 10 --batch 1 \
       --out-baseline base.json --out-candidate cand.json [--filter REGEX] [--min-time S] \
       [--baseline-arg=--flag ...] [--candidate-arg=--flag ...]
 Exit codes: 0 written, 3 a binary failed or wrote no JSON.
@@ -17,10 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports"))
-from torchplace_data import InputError, load_benchmarks, write_atomically  # noqa: E402
-
-EXIT_INPUT = 3
+from torchplace.schema import EXIT_INPUT, InputError, load_benchmarks, write_atomically
 
 
 def run_once(binary, args, batch, scratch):
