@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""torchplace.sim_verdicts (python3 -m) on small results files: agreement, a disagreement, nothing to judge."""
+"""python3 -m torchplace.sim_verdicts on small results files: agreement, a disagreement, nothing
+to judge."""
 import json
 import os
 import subprocess

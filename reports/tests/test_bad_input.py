@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of the report (python3 -m torchplace.report) on bad input: exit 3, a message naming the file and the problem, no
-traceback, and nothing written (a previous report stays whole).
+"""Tests of the report (torchplace.report) on bad input: exit 3, a message naming the file and the
+problem, no traceback, and nothing written (a previous report stays whole).
 
 usage: test_bad_input.py [TestClass ...]   (CTest runs it as report.BadInput)
 """
@@ -140,7 +140,7 @@ class BadInput(TempDirs):
         os.makedirs(shadow)
         with open(os.path.join(shadow, "__init__.py"), "w", encoding="utf-8") as module:
             module.write("raise ImportError('No module named matplotlib (test shadow)')\n")
-        path = [os.path.dirname(shadow), os.environ.get("PYTHONPATH", "")]  # shadow, then torchplace
+        path = [os.path.dirname(shadow), os.environ.get("PYTHONPATH", "")]  # shadow first
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, path)))
         done = render(os.path.join(FIXTURES, "cpu_only"), os.path.join(self.tmp, "out"), env)
         self.assertEqual(done.returncode, EXIT_INPUT)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of the report (python3 -m torchplace.report) and `ci/torchplace report` on the committed fixtures (bad input:
-test_bad_input.py).
+"""Tests of the report (torchplace.report) and `ci/torchplace report` on the committed fixtures
+(bad input: test_bad_input.py).
 
 usage: test_render.py [TestClass ...]   (CTest runs one class per test)
 """
@@ -170,7 +170,7 @@ class RenderFixtures(TempDirs):
         self.assertIn("is not a member of &#x27;at::autocast&#x27;", page)  # a build's first error
 
     def test_matrix_folder_without_results(self):
-        run_dir = os.path.join(self.tmp, "matrix")  # what ci/matrix/merge.py leaves: no results.json
+        run_dir = os.path.join(self.tmp, "matrix")  # as the matrix merge leaves it: no results
         os.makedirs(run_dir)
         shutil.copy(os.path.join(FIXTURES, "with_matrix", "matrix.json"), run_dir)
         out = os.path.join(self.tmp, "out")

@@ -3,8 +3,9 @@
 Each cause is recognised by apt's (or debootstrap's) own wording, quoted from a captured log in
 ci/lib/tests/apt_logs/. A log that matches none is "no known cause": this never guesses.
 
-usage: python3 -m torchplace.apt_log [--names] LOG    prints one line: the causes found, each with the log line
-                                   that shows it (--names: the causes alone, one a line)
+usage: python3 -m torchplace.apt_log [--names] LOG
+  prints one line: the causes found, each with the log line that shows it (--names: the causes
+  alone, one a line)
 exit: 0 a cause was found, 1 none was, 3 the log cannot be read, 64 bad arguments
 """
 import re

@@ -11,10 +11,10 @@ import re
 import tempfile
 from pathlib import Path
 
-# Exit codes of every tool (ci/lib/common.sh's TP_EXIT_* hold the same values: test_schema.py).
+# Exit codes of every tool; ci/lib/common.sh's TP_EXIT_* hold the same (reports/tests/test_package.py).
 EXIT_OK = 0          # done, nothing regressed
 EXIT_FAIL = 1        # a test, cell or benchmark failed; the speed gate: slower
-EXIT_REGRESSION = 2  # the gates: a behaviour regression (so never a usage error, as argparse has it)
+EXIT_REGRESSION = 2  # the gates: a behaviour regression (never a usage error, as argparse has it)
 EXIT_ENV = 3         # environment or input error: a tool that cannot judge says so
 EXIT_BUILD = 4       # the build failed
 EXIT_USAGE = 64      # bad arguments (sysexits' EX_USAGE)

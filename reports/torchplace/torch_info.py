@@ -1,7 +1,7 @@
 """What the shell needs to know about this Python's pip torch (ci/gpu/run.sh):
 
   python3 -m torchplace.torch_info cmake_prefix_path   torch.utils.cmake_prefix_path
-  python3 -m torchplace.torch_info cuda                the CUDA release torch was built for ("" none)
+  python3 -m torchplace.torch_info cuda                the CUDA release torch was built for, or ""
 exit: 0 printed, 3 no torch in this Python, 64 bad arguments
 """
 import sys

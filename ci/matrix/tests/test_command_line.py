@@ -36,7 +36,8 @@ class Status(unittest.TestCase):
 
     def merged(self, columns):
         for version, column_status, cells in columns:
-            write_column(self.out, version, column_status, cells, build_log="x.cpp:1: error: boom\n")
+            write_column(self.out, version, column_status, cells,
+                         build_log="x.cpp:1: error: boom\n")
         matrix = merge.merge(self.out, [(version, "root") for version, _, _ in columns])
         path = os.path.join(self.out, "matrix.json")
         with open(path, "w", encoding="utf-8") as handle:

@@ -1,18 +1,19 @@
-#!/usr/bin/env python3
 """Measures the speed gate on this machine: the false-alarm rate over A/A comparisons (the same
 binary on both sides) and the detection rate of a genuine slowdown (the candidate side runs
 with --torchplace_extra_work=FRACTION, which makes each benchmark run FRACTION more of its own
 steps), per repetition count.
 
-  python3 -m torchplace.gate.calibrate run --bench BUILD/scenarios/torchplace_bench --out DIR [--comparisons 20]
-      [--rounds 8] [--batch 2] [--filter REGEX] [--min-time 0.05] [--extra-work 0.2] [--reps 4,8,16]
-  python3 -m torchplace.gate.calibrate evaluate --runs DIR [--policy FILE] [--reps 4,8,16]   re-scores saved runs
+  python3 -m torchplace.gate.calibrate run --bench BUILD/scenarios/torchplace_bench --out DIR
+      [--comparisons 20] [--rounds 8] [--batch 2] [--filter REGEX] [--min-time 0.05]
+      [--extra-work 0.2] [--reps 4,8,16]
+  python3 -m torchplace.gate.calibrate evaluate --runs DIR [--policy FILE] [--reps 4,8,16]
+      re-scores saved runs
 
 Each repetition count N is scored on the first N repetitions of each side of the same runs.
 The figures include, per benchmark, the share of extra steps the candidate ran and the measured
 A/B and A/A ratios of medians (the slowdown actually injected, and the noise floor).
 
-Each comparison is one interleaved A/B job (torchplace.gate.interleave, ABBA rounds), as `gate --ab` runs it;
+Each comparison is one interleaved A/B job (interleave.py, ABBA rounds), as `gate --ab` runs it;
 A/A and A/B comparisons alternate so drift on the machine hits both. Saved runs go to
 DIR/runs/, the figures to DIR/calibration.json and DIR/calibration.md.
 """

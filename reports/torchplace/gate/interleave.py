@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 """Runs a baseline and a candidate benchmark binary interleaved on one machine and writes two
-Google Benchmark JSON documents holding every repetition, for `python3 -m torchplace.gate --baseline/--candidate`.
+Google Benchmark JSON documents holding every repetition, for the gate's --baseline/--candidate.
 
 Round r runs BATCH repetitions of each binary, in the order A,B on even rounds and B,A on odd ones
 (ABBA), so that drift on a shared runner (heat, neighbours, frequency) hits both sides alike.

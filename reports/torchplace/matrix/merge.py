@@ -1,5 +1,5 @@
-"""Merges the version matrix's columns (OUT/<version>/, written by ci/matrix/build_and_run.sh) into
-OUT/matrix.json (schema torchplace.matrix/1) and a plain-text summary OUT/matrix.md.
+"""Merges the version matrix's columns (OUT/<version>/, written by ci/matrix/build_and_run.sh)
+into OUT/matrix.json (schema torchplace.matrix/1) and a plain-text summary OUT/matrix.md.
 
 A column's status is build_and_run.sh's (ok, build_failed, run_failed, compiled), made stricter
 here: an "ok" column whose scenario binary exited with neither 0 nor 1 (a crash, a signal; or no
@@ -136,7 +136,7 @@ def cell_entry(cell):
         "expected_outcome": cell["expected"]["outcome"],
         "expected_class": cell["expected"]["error_class"],
         "latent": cell["expected"].get("latent", False),  # absent before results carried it
-        "category": cell["category"],  # the outcome category (torchplace_data.CATEGORIES)
+        "category": cell["category"],  # the outcome category (torchplace.schema.CATEGORIES)
         "observed_outcome": observed["outcome"],
         "observed_class": observed["error_class"],
         "message": observed["message"],

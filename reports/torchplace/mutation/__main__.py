@@ -1,4 +1,4 @@
-"""python3 -m torchplace.mutation: the mutation check (torchplace.mutation.run; ci/mutation/README.md)."""
+"""python3 -m torchplace.mutation: the mutation check (run.py; ci/mutation/README.md)."""
 import sys
 
 from torchplace.mutation.run import main

@@ -1,4 +1,4 @@
-"""python3 -m torchplace.report IN_DIR [--out DIR]: the report of a run folder (torchplace.report.cli)."""
+"""python3 -m torchplace.report IN_DIR [--out DIR]: a run folder's report (cli.py)."""
 import sys
 
 from torchplace.report.cli import main
