@@ -4,8 +4,11 @@
     name and value for value, so that the shell and the Python cannot drift apart;
   - no Python file of the repository edits sys.path (imports go through PYTHONPATH=reports);
   - every module outside torchplace.report imports without matplotlib (a bare GPU runner's
-    python3 must still gate), and none of them imports scipy when imported.
+    python3 must still gate), and none of them imports scipy when imported;
+  - every `python3 -m` entry point answers bad arguments with 64 (never argparse's 2, which
+    reads as a regression), and a new entry point must be listed here.
 Standard library only; needs bash for the first."""
+import importlib.util
 import os
 import pkgutil
 import re
@@ -60,6 +63,45 @@ class NoPathHacks(unittest.TestCase):
                         if self.EDIT.search(line):
                             offenders.append(f"{os.path.relpath(path, schema.ROOT)}:{number}")
         self.assertEqual(offenders, [])
+
+
+def entry_points():
+    """Modules run as `python3 -m`: a package with __main__, a module with a __main__ block."""
+    found = set()
+    for name in package_modules():
+        with open(importlib.util.find_spec(name).origin, encoding="utf-8") as handle:
+            if 'if __name__ == "__main__":' in handle.read():
+                found.add(name)
+    prefix = torchplace.__name__ + "."
+    found |= {info.name.rsplit(".", 1)[0] for info in
+              pkgutil.walk_packages(torchplace.__path__, prefix) if info.name.endswith(".__main__")}
+    return found
+
+
+class EntryPoints(unittest.TestCase):
+    # entry point -> bad arguments (none of them may start work: --list, a real file, ...)
+    BAD = {"torchplace.report": ["--colour"], "torchplace.gate.calibrate": ["--colour"],
+           "torchplace.gate.interleave": ["--colour"], "torchplace.mutation": ["--colour"],
+           "torchplace.matrix.merge": [], "torchplace.matrix.gate": [],
+           "torchplace.matrix.corpus": [], "torchplace.matrix.status": [],
+           "torchplace.apt_log": [], "torchplace.bench_json": ["frobnicate"],
+           "torchplace.sim_verdicts": ["--colour"], "torchplace.torch_info": ["colour"]}
+    # documented otherwise: the gate's usage errors are its exit 3 (ci/torchplace gate --help);
+    # every argument of requires is a module name to probe
+    OTHER = {"torchplace.gate": (["--colour"], schema.EXIT_INPUT), "torchplace.requires": None}
+
+    def test_every_entry_point_is_listed(self):
+        self.assertEqual(entry_points(), set(self.BAD) | set(self.OTHER))
+
+    def test_bad_arguments_exit_64(self):
+        cases = {name: (args, schema.EXIT_USAGE) for name, args in self.BAD.items()}
+        cases["torchplace.gate"] = self.OTHER["torchplace.gate"]
+        for name, (args, code) in cases.items():
+            with self.subTest(entry_point=name, args=args):
+                done = subprocess.run([sys.executable, "-m", name, *args], capture_output=True,
+                                      text=True, timeout=60)
+                self.assertEqual(done.returncode, code, done.stdout + done.stderr)
+                self.assertNotIn("Traceback", done.stderr)
 
 
 class ImportsWithoutMatplotlib(unittest.TestCase):

@@ -5,9 +5,11 @@ Every reader fails with InputError naming the file and the problem: a missing or
 bytes that are not UTF-8, malformed JSON, an empty file, a document of another schema or tool, a
 missing field, a field of the wrong type (a list of objects that is not one).
 """
+import argparse
 import json
 import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 
@@ -22,6 +24,15 @@ EXIT_SKIP = 77       # a test that could not run here, with its reason (CTest's 
 EXIT_INPUT = EXIT_ENV  # bad input is an environment/input error
 EXIT_CODES = {"OK": EXIT_OK, "FAIL": EXIT_FAIL, "REGRESSION": EXIT_REGRESSION, "ENV": EXIT_ENV,
               "BUILD": EXIT_BUILD, "USAGE": EXIT_USAGE, "SKIP": EXIT_SKIP}
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but bad arguments exit EXIT_USAGE: its own 2 would read as a regression."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
 
 # The repository: reports/torchplace/schema.py -> the folder above reports/. The tools' committed
 # data stays beside the shell that uses it (ci/gate/*.json, harness/messages/corpus.json).

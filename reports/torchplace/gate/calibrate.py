@@ -16,8 +16,8 @@ A/B and A/A ratios of medians (the slowdown actually injected, and the noise flo
 Each comparison is one interleaved A/B job (interleave.py, ABBA rounds), as `gate --ab` runs it;
 A/A and A/B comparisons alternate so drift on the machine hits both. Saved runs go to
 DIR/runs/, the figures to DIR/calibration.json and DIR/calibration.md.
+Exit codes: 0 written, 64 bad arguments.
 """
-import argparse
 import glob
 import json
 import os
@@ -27,7 +27,7 @@ import tempfile
 
 from torchplace.gate import interleave, speed
 from torchplace.gate.policy import DEFAULT_POLICY, load_policy
-from torchplace.schema import write_atomically
+from torchplace.schema import EXIT_OK, ArgumentParser, write_atomically
 
 
 def run_comparisons(args):
@@ -169,7 +169,7 @@ def evaluate(runs_dir, policy_path, out_dir, reps_list=None):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="python3 -m torchplace.gate.calibrate", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run the comparisons, then evaluate them")
     run.add_argument("--bench", required=True, help="torchplace_bench binary")
@@ -199,7 +199,7 @@ def main(argv):
         evaluate(os.path.join(args.out, "runs"), args.policy, args.out, reps_list(args.reps))
     else:
         evaluate(os.path.join(args.runs, "runs"), args.policy, args.runs, reps_list(args.reps))
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

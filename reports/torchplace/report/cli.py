@@ -8,12 +8,11 @@ index.html, summary.md and the PNGs into DIR (default IN_DIR). Everything is ren
 first; on bad input nothing is written. Each file is written atomically (temporary file, rename).
 Exit codes: 0 written, 64 bad arguments, 3 bad input or no matplotlib.
 """
-import argparse
 import os
 import sys
 
 from torchplace import schema as data
-from torchplace.schema import EXIT_INPUT, EXIT_OK, EXIT_USAGE
+from torchplace.schema import EXIT_INPUT, EXIT_OK
 
 PROG = "python3 -m torchplace.report"
 INSTALL_HINT = ("matplotlib is missing from this Python ({python}); install it: "
@@ -21,15 +20,8 @@ INSTALL_HINT = ("matplotlib is missing from this Python ({python}); install it: 
                 "/usr/bin/python3 (or set TORCHPLACE_PYTHON)")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse's own 2 means a behaviour regression in ci/torchplace
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"{PROG}: error: {message}\n")
-        sys.exit(EXIT_USAGE)
-
-
 def parse_args(argv):
-    parser = _Parser(prog=PROG, description=__doc__.split("\n")[1])
+    parser = data.ArgumentParser(prog=PROG, description=__doc__.split("\n")[1])
     parser.add_argument("in_dir", help="run folder holding results.json or matrix.json (bench.json optional)")
     parser.add_argument("--out", help="folder to write the report into (default: IN_DIR)")
     return parser.parse_args(argv)  # exits EXIT_USAGE on bad arguments
