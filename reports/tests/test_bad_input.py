@@ -12,7 +12,8 @@ import sys
 import unittest
 
 from render_helpers import load
-from test_render import EXIT_INPUT, FIXTURES, RENDER, TempDirs, render
+from test_render import FIXTURES, RENDER, TempDirs, render
+from torchplace.schema import EXIT_INPUT
 
 BAD_CASES = (  # (fixture under bad/, the file it replaces, words the message must hold)
     ("malformed.json", "results.json", "is not valid JSON"),

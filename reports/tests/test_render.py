@@ -16,7 +16,6 @@ import unittest
 from render_helpers import (LinkCollector, bandwidth_rows, cpu_copy_median, device_copy_medians,
                             load, median_bandwidth)
 from torchplace.report import matrix
-from torchplace.schema import EXIT_INPUT
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
