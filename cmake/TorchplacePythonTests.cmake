@@ -20,7 +20,7 @@ function(torchplace_add_python_test name)
     set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
   endif()
   set_tests_properties(${name} PROPERTIES LABELS ${ARG_LABEL}
-    ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+    ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${PROJECT_SOURCE_DIR}/reports")
 endfunction()
 
 # _torchplace_python_with(<out var> [module...]): the first candidate Python that imports every

@@ -1,4 +1,5 @@
-# ci/torchplace gate: the CI regression gate (ci/gate/). Behaviour, speed, or both, one verdict.
+# ci/torchplace gate: the CI regression gate (python3 -m torchplace.gate; its data in ci/gate/).
+# Behaviour, speed, or both, one verdict.
 #   gate --results RUN_DIR                         behaviour: RUN_DIR/results.json vs the committed
 #                                                  expectations (ci/gate/expectations.json)
 #   gate --baseline BASE.json --candidate CAND.json   speed: two saved Google Benchmark runs
@@ -13,7 +14,7 @@
 # shellcheck shell=bash
 readonly TP_GATE_INPUT=3
 
-gate_usage() { sed -n '1,12s/^# \{0,1\}//p' "$TP_ROOT/ci/commands/gate.sh"; }
+gate_usage() { sed -n '1,13s/^# \{0,1\}//p' "$TP_ROOT/ci/commands/gate.sh"; }
 
 cmd_gate() {
   local ab_ref="" out="" ab_opts=() gate_opts=()
@@ -46,17 +47,19 @@ cmd_gate() {
   fi
   [[ -n "$out" ]] && gate_opts+=(--out "$out")
   local status=0
-  "$python" "$TP_ROOT/ci/gate/gate.py" "${gate_opts[@]}" || status=$?
+  "$python" -m torchplace.gate "${gate_opts[@]}" || status=$?
   return "$status"
 }
 
 # gate_python <needs scipy: 0|1>: the speed gate needs scipy, the behaviour gate only the
-# standard library (a bare GPU runner can still gate behaviour).
+# standard library (a bare GPU runner can still gate behaviour); either needs a Python 3 that
+# runs torchplace.
 gate_python() {
-  local candidate
+  local candidate needs=()
+  (($1)) && needs=(scipy)
   for candidate in "${TORCHPLACE_PYTHON:-}" /usr/bin/python3 python3; do
     [[ -n "$candidate" ]] && command -v "$candidate" >/dev/null || continue
-    if (($1 == 0)) || "$candidate" -c "import scipy" 2>/dev/null; then
+    if "$candidate" -m torchplace.requires "${needs[@]}" 2>/dev/null; then
       command -v "$candidate"
       return 0
     fi
@@ -86,7 +89,7 @@ gate_ab() {
   cand_bin="$(tp_build_dir)/scenarios/torchplace_bench"
   [[ -x "$base_bin" ]] || tp_die $TP_GATE_INPUT "gate --ab: $ref has no torchplace_bench to compare"
   [[ -x "$cand_bin" ]] || tp_die $TP_GATE_INPUT "gate --ab: this tree built no torchplace_bench"
-  "$python" "$TP_ROOT/ci/gate/interleave.py" --baseline-bin "$base_bin" --candidate-bin "$cand_bin" \
+  "$python" -m torchplace.gate.interleave --baseline-bin "$base_bin" --candidate-bin "$cand_bin" \
     --out-baseline "$out/ab-baseline.json" --out-candidate "$out/ab-candidate.json" "$@" ||
     tp_die $TP_GATE_INPUT "gate --ab: running the benchmarks failed"
 }

@@ -61,7 +61,7 @@ tp_matrix_finish() { # <out> <gate 0|1> <version=root>...
   local out=$1 gate=$2 python
   shift 2
   python=$(tp_python || command -v python3) || tp_die $TP_EXIT_ENV "matrix: no python3 to merge the columns"
-  "$python" "$TP_ROOT/ci/matrix/merge.py" "$out" "$@" || tp_die $TP_EXIT_ENV "matrix: merging the columns failed"
+  "$python" -m torchplace.matrix.merge "$out" "$@" || tp_die $TP_EXIT_ENV "matrix: merging the columns failed"
   tp_log "matrix: $out/matrix.json and $out/matrix.md"
   if [[ -f "$TP_ROOT/ci/commands/report.sh" ]]; then
     "$TP_ROOT/ci/torchplace" report "$out" || tp_log "matrix: the report could not be rendered (exit $?)"
@@ -70,21 +70,9 @@ tp_matrix_finish() { # <out> <gate 0|1> <version=root>...
   fi
   if ((gate)); then
     local gate_status=0
-    "$python" "$TP_ROOT/ci/matrix/gate.py" "$out/matrix.json" --out "$out/matrix-gate.json" || gate_status=$?
+    "$python" -m torchplace.matrix.gate "$out/matrix.json" --out "$out/matrix-gate.json" || gate_status=$?
     ((gate_status == 0)) || return "$gate_status"
   fi
-  "$python" - "$out/matrix.json" <<'PY' || return $TP_EXIT_FAIL
-import json, sys
-matrix = json.load(open(sys.argv[1]))
-# run_crashed / run_incomplete (merge.py): the binary crashed, or cells are missing
-bad = [v["version"] + ": " + v["status"] + (f" ({v['problem']})" if v.get("problem") else "")
-       for v in matrix["versions"] if v["status"] != "ok"]
-cuda = matrix.get("cuda_compile")  # --cuda-compile: must build
-if cuda and cuda["status"] != "compiled":
-    bad.append(f"CUDA compile-only cell: {cuda['status']} ({cuda.get('first_error') or 'see its build.log'})")
-bad += [c["id"] + " on " + v for c in matrix["cells"] for v, e in c["by_version"].items() if e["status"] == "fail"]
-for line in bad:
-    print("torchplace: matrix: not ok:", line, file=sys.stderr)
-sys.exit(1 if bad else 0)
-PY
+  # Columns that did not build or run, a CUDA compile that failed, failed cells: one line each.
+  "$python" -m torchplace.matrix.status "$out/matrix.json"
 }

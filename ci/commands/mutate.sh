@@ -20,6 +20,6 @@ cmd_mutate() {
   tp_ensure_deps
   command -v python3 >/dev/null || tp_die $TP_EXIT_ENV "mutate: needs python3"
   local status=0
-  python3 "$TP_ROOT/ci/mutation/run.py" "${args[@]}" || status=$?
+  python3 -m torchplace.mutation "${args[@]}" || status=$?
   return "$status"
 }

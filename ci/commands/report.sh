@@ -17,5 +17,5 @@ cmd_report() {
   [[ -d "$in_dir" ]] || tp_die $TP_EXIT_ENV "report: $in_dir is not a folder"
   local python
   python=$(tp_require_python)
-  "$python" "$TP_ROOT/reports/render.py" "$in_dir" --out "${out:-$in_dir}"
+  "$python" -m torchplace.report "$in_dir" --out "${out:-$in_dir}"
 }

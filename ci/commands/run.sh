@@ -3,7 +3,7 @@
 #   DIR/results.json         one record per cell, with the fingerprint
 #   DIR/scenarios-junit.xml  the same cells as JUnit
 #   DIR/bench.json           the benchmarks (Google Benchmark JSON, every repetition kept)
-#   DIR/index.html, DIR/summary.md, DIR/*.png   the report (reports/render.py)
+#   DIR/index.html, DIR/summary.md, DIR/*.png   the report (python3 -m torchplace.report)
 # These files from an earlier run into DIR are deleted first (other files in DIR are kept).
 # Benchmarks: TORCHPLACE_BENCH_REPETITIONS (default 5) repetitions of TORCHPLACE_BENCH_MIN_TIME
 # seconds (default 0.1) each: about 1.5 minutes on a 2-core CPU-only host; TORCHPLACE_BENCH_FILTER
@@ -78,7 +78,7 @@ render_report() {
       "python3-scipy); render it elsewhere from the JSON: ci/torchplace report $out"
     return 0
   fi
-  "$python" "$TP_ROOT/reports/render.py" "$out" >&2 || status=$?
+  "$python" -m torchplace.report "$out" >&2 || status=$?
   if ((status != 0)); then
     tp_log "report failed (exit $status); the results in $out are kept; rerun: ci/torchplace report $out"
   fi
@@ -110,5 +110,5 @@ run_benchmarks() {
 is_json() { # <file>
   local python
   python=$(tp_python || command -v python3) || return 0 # nothing to check with: trust the exit code
-  "$python" -c 'import json, sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
+  "$python" -m torchplace.bench_json is-json "$1"
 }

@@ -15,7 +15,7 @@
 # returns what it had finished. Default budget: none (every step runs to its end).
 #
 # LibTorch: Torch_DIR or CMAKE_PREFIX_PATH if set, else the pip torch of `python3`
-# (torch.utils.cmake_prefix_path). GoogleTest, Google Benchmark and nlohmann-json: a prefix in
+# (torch.utils.cmake_prefix_path, asked through python3 -m torchplace.torch_info). GoogleTest, Google Benchmark and nlohmann-json: a prefix in
 # CMAKE_PREFIX_PATH, or .deps/usr made by ci/gpu/prepare-deps.sh. A CUDA LibTorch's CMake config
 # needs the CUDA toolkit: nvcc from CUDACXX, /usr/local/cuda or PATH, of the CUDA release
 # (major.minor) python3's torch was built for, when that torch is the LibTorch used.
@@ -44,6 +44,8 @@ done
 SECONDS=0 # the budget counts from here
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
+# shellcheck source=../lib/common.sh
+source "$top/ci/lib/common.sh" # PYTHONPATH for python3 -m torchplace.*
 mkdir -p "$out" && out=$(cd "$out" && pwd) || die 3 "cannot create $out"
 export TORCHPLACE_NO_INSTALL=1
 export TORCHPLACE_BUILD_DIR=${TORCHPLACE_BUILD_DIR:-/tmp/torchplace-build}
@@ -52,7 +54,7 @@ step_runner=${TORCHPLACE_GPU_STEP:-$top/ci/gpu/step.sh} # tests put a fake in it
 # The pip torch's CMake prefix, unless the caller named a LibTorch.
 find_libtorch() {
   [[ -n "${Torch_DIR:-}" || -n "${CMAKE_PREFIX_PATH:-}" ]] && return 0
-  CMAKE_PREFIX_PATH=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) ||
+  CMAKE_PREFIX_PATH=$(python3 -m torchplace.torch_info cmake_prefix_path 2>/dev/null) ||
     die 3 "no LibTorch: set Torch_DIR or CMAKE_PREFIX_PATH, or install a pip torch for python3"
 }
 
@@ -64,8 +66,8 @@ major_minor() { grep -oE '[0-9]+\.[0-9]+' <<<"$1" | head -n 1; }
 # CMake fails obscurely or builds a mix.
 find_nvcc() {
   local cuda nvcc release prefix seen=""
-  cuda=$(python3 -c 'import torch; print(torch.version.cuda or "")' 2>/dev/null) || cuda=""
-  prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) || prefix=""
+  cuda=$(python3 -m torchplace.torch_info cuda 2>/dev/null) || cuda=""
+  prefix=$(python3 -m torchplace.torch_info cmake_prefix_path 2>/dev/null) || prefix=""
   if [[ -n "$cuda" && "${Torch_DIR:-};${CMAKE_PREFIX_PATH:-}" != *"$prefix"* ]]; then
     echo "nvcc: the LibTorch used is not python3's torch: its CUDA release is not compared"
     cuda=""
@@ -173,7 +175,7 @@ pack
 # The behaviour gate needs only the standard library: any python3 will do.
 if [[ -f "$out/run/results.json" ]]; then
   gate_status=0
-  python3 ci/gate/gate.py --results "$out/run" --require-devices "cuda=${TORCHPLACE_REQUIRE_GPUS:-1}" \
+  python3 -m torchplace.gate --results "$out/run" --require-devices "cuda=${TORCHPLACE_REQUIRE_GPUS:-1}" \
     --out "$out/gate" >"$out/gate.log" 2>&1 || gate_status=$?
   head -n 3 "$out/gate.log"
   pack

@@ -63,7 +63,7 @@ bench_step() { # <name> <filter>
 merge_rest() {
   local python
   python=$(tp_python || command -v python3) || { tp_log "no python3 to merge the benchmarks"; return $TP_EXIT_ENV; }
-  "$python" "$top/ci/gpu/merge_bench.py" "$run/bench.json" "$run/bench-rest.json" ||
+  "$python" -m torchplace.bench_json merge "$run/bench.json" "$run/bench-rest.json" ||
     return $TP_EXIT_FAIL # the benchmarks wrote what cannot be merged: the step failed
 }
 

@@ -1,10 +1,14 @@
 # Shared by ci/torchplace's subcommands: exit codes, dependency install, build, Python lookup.
 # shellcheck shell=bash
 
-# 2 is kept for the gates' "behaviour regression"; usage errors take sysexits' EX_USAGE.
-readonly TP_EXIT_OK=0 TP_EXIT_FAIL=1 TP_EXIT_ENV=3 TP_EXIT_BUILD=4 TP_EXIT_USAGE=64
+# 2 is kept for the gates' "behaviour regression"; usage errors take sysexits' EX_USAGE; 77 is a
+# test's skip. The same values as torchplace.schema's EXIT_* (reports/tests/test_package.py).
+readonly TP_EXIT_OK=0 TP_EXIT_FAIL=1 TP_EXIT_REGRESSION=2 TP_EXIT_ENV=3 TP_EXIT_BUILD=4 \
+  TP_EXIT_USAGE=64 TP_EXIT_SKIP=77
 TP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly TP_ROOT
+# The Python package (reports/torchplace): every tool runs as `python3 -m torchplace.<module>`.
+export PYTHONPATH="$TP_ROOT/reports${PYTHONPATH:+:$PYTHONPATH}"
 # Debian packages the suite needs: build, tests, benchmarks, report and gate.
 readonly TP_APT_PACKAGES="cmake g++ make libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev \
 nlohmann-json3-dev python3-matplotlib python3-scipy"
@@ -39,7 +43,7 @@ tp_apt_note_expired() { # <root or "">
 tp_apt_cause() { # <log>
   local python
   python=$(command -v /usr/bin/python3 || command -v python3) || { echo "see $1"; return 0; }
-  echo "$("$python" "$TP_ROOT/ci/lib/apt_log.py" "$1"); see $1"
+  echo "$("$python" -m torchplace.apt_log "$1"); see $1"
 }
 
 # Installs the missing Debian packages when that is allowed and possible; otherwise prints the
@@ -91,7 +95,7 @@ tp_python() {
   local candidate
   for candidate in "${TORCHPLACE_PYTHON:-}" /usr/bin/python3 python3; do
     [[ -n "$candidate" ]] || continue
-    if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib, scipy" 2>/dev/null; then
+    if command -v "$candidate" >/dev/null && "$candidate" -m torchplace.requires matplotlib scipy 2>/dev/null; then
       command -v "$candidate"
       return 0
     fi

@@ -12,6 +12,8 @@ set -u
 status=${1-}
 run_dir=${2:-out/run}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/common.sh
+source "$here/../lib/common.sh" # PYTHONPATH for python3 -m torchplace.*
 python=${TORCHPLACE_PYTHON:-python3}
 
 say() { echo "judge_run: $*" >&2; }
@@ -31,20 +33,8 @@ if [[ ! -f "$run_dir/bench.json" ]]; then
   failed=1
 else
   # Real benchmark errors, read as the report and the gate read them (planned skips left out).
-  errors=$("$python" - "$here/../../reports" "$run_dir/bench.json" <<'EOF'
-import sys
-sys.path.insert(0, sys.argv[1])
-import torchplace_data as data
-try:
-    groups = data.iteration_groups(data.load_benchmarks(sys.argv[2]), sys.argv[2])
-except data.InputError as error:
-    print(error)
-    sys.exit(0)
-for name, group in groups.items():
-    if group["error"] is not None:
-        print(f"{name}: {group['error'] or 'error without a message'}")
-EOF
-  ) || { say "cannot read $run_dir/bench.json with $python"; exit 3; }
+  errors=$("$python" -m torchplace.bench_json errors "$run_dir/bench.json") ||
+    { say "cannot read $run_dir/bench.json with $python"; exit 3; }
   if [[ -n "$errors" ]]; then
     say "benchmarks failed (or bench.json is unreadable):"
     printf '  %s\n' "${errors//$'\n'/$'\n'  }" >&2

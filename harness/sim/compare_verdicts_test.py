@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""compare_verdicts.py on small results files: agreement, a disagreement, nothing to judge."""
+"""python3 -m torchplace.sim_verdicts on small results files: agreement, a disagreement, nothing
+to judge."""
 import json
 import os
 import subprocess
@@ -7,7 +8,7 @@ import sys
 import tempfile
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compare_verdicts.py")
+SCRIPT = ["-m", "torchplace.sim_verdicts"]
 
 
 def cell(device, outcome, error_class=None, status="pass"):
@@ -22,7 +23,7 @@ class CompareVerdictsTest(unittest.TestCase):
             path = os.path.join(scratch, "results.json")
             with open(path, "w", encoding="utf-8") as handle:
                 json.dump({"schema": "torchplace.results/1", "cells": cells}, handle)
-            return subprocess.run([sys.executable, SCRIPT, path], capture_output=True, text=True)
+            return subprocess.run([sys.executable, *SCRIPT, path], capture_output=True, text=True)
 
     def test_agreement_passes(self):
         done = self.run_on([cell("sim:0", "error", "DeviceMismatch"),

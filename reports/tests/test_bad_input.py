@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of reports/render.py on bad input: exit 3, a message naming the file and the problem, no
-traceback, and nothing written (a previous report stays whole).
+"""Tests of the report (torchplace.report) on bad input: exit 3, a message naming the file and the
+problem, no traceback, and nothing written (a previous report stays whole).
 
 usage: test_bad_input.py [TestClass ...]   (CTest runs it as report.BadInput)
 """
@@ -12,7 +12,8 @@ import sys
 import unittest
 
 from render_helpers import load
-from test_render import EXIT_INPUT, FIXTURES, RENDER, TempDirs, render
+from test_render import FIXTURES, RENDER, TempDirs, render
+from torchplace.schema import EXIT_INPUT
 
 BAD_CASES = (  # (fixture under bad/, the file it replaces, words the message must hold)
     ("malformed.json", "results.json", "is not valid JSON"),
@@ -130,9 +131,9 @@ class BadInput(TempDirs):
         self.assertIn("results.json does not exist", done.stderr)
 
     def test_bad_arguments_exit_64(self):
-        done = subprocess.run([sys.executable, RENDER], capture_output=True)
+        done = subprocess.run([sys.executable, *RENDER], capture_output=True)
         self.assertEqual(done.returncode, 64)
-        done = subprocess.run([sys.executable, RENDER, self.tmp, "--colour"], capture_output=True)
+        done = subprocess.run([sys.executable, *RENDER, self.tmp, "--colour"], capture_output=True)
         self.assertEqual(done.returncode, 64)
 
     def test_missing_matplotlib_says_what_to_install(self):
@@ -140,7 +141,8 @@ class BadInput(TempDirs):
         os.makedirs(shadow)
         with open(os.path.join(shadow, "__init__.py"), "w", encoding="utf-8") as module:
             module.write("raise ImportError('No module named matplotlib (test shadow)')\n")
-        env = dict(os.environ, PYTHONPATH=os.path.dirname(shadow))
+        path = [os.path.dirname(shadow), os.environ.get("PYTHONPATH", "")]  # shadow first
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, path)))
         done = render(os.path.join(FIXTURES, "cpu_only"), os.path.join(self.tmp, "out"), env)
         self.assertEqual(done.returncode, EXIT_INPUT)
         self.assertIn("apt-get install python3-matplotlib python3-scipy", done.stderr)

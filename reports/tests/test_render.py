@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of reports/render.py and `ci/torchplace report` on the committed fixtures (bad input:
-test_bad_input.py).
+"""Tests of the report (torchplace.report) and `ci/torchplace report` on the committed fixtures
+(bad input: test_bad_input.py).
 
 usage: test_render.py [TestClass ...]   (CTest runs one class per test)
 """
@@ -15,13 +15,13 @@ import unittest
 
 from render_helpers import (LinkCollector, bandwidth_rows, cpu_copy_median, device_copy_medians,
                             load, median_bandwidth)
+from torchplace.report import matrix
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-RENDER = os.path.join(ROOT, "reports", "render.py")
+RENDER = ["-m", "torchplace.report"]  # run with sys.executable, PYTHONPATH from the caller
 FIXTURES = os.path.join(HERE, "fixtures")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-EXIT_INPUT = 3
 ALWAYS = {"index.html", "summary.md", "outcome_matrix.png"}
 CUDA_FILES = ALWAYS | {"transfer_bandwidth.png", "pinned_pageable_ratio.png", "small_tensors.png",
                        "cpu_copy.png", "batch_mover.png"}
@@ -30,7 +30,7 @@ MATRIX_FILES = ALWAYS | {"version_matrix.png"}
 
 
 def render(in_dir, out_dir=None, env=None):
-    args = [sys.executable, RENDER, in_dir] + (["--out", out_dir] if out_dir else [])
+    args = [sys.executable, *RENDER, in_dir] + (["--out", out_dir] if out_dir else [])
     return subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
 
 
@@ -169,7 +169,7 @@ class RenderFixtures(TempDirs):
         self.assertIn("is not a member of &#x27;at::autocast&#x27;", page)  # a build's first error
 
     def test_matrix_folder_without_results(self):
-        run_dir = os.path.join(self.tmp, "matrix")  # what ci/matrix/merge.py leaves: no results.json
+        run_dir = os.path.join(self.tmp, "matrix")  # as the matrix merge leaves it: no results
         os.makedirs(run_dir)
         shutil.copy(os.path.join(FIXTURES, "with_matrix", "matrix.json"), run_dir)
         out = os.path.join(self.tmp, "out")
@@ -258,12 +258,10 @@ class SimulatedColumnTest(unittest.TestCase):
     """The simulated device (harness/sim/) gets a column of its own, titled as simulated."""
 
     def test_sim_column_is_labelled_simulated(self):
-        sys.path.insert(0, os.path.join(ROOT, "reports"))
-        from torchplace_report import matrix
         cell = {"id": "s/variant=broken/device=sim:0", "scenario": "s",
                 "axes": {"variant": "broken"}, "device": "sim:0", "expected": {},
                 "observed": {"outcome": "error", "error_class": "DeviceMismatch"},
-                "status": "pass", "reason": ""}
+                "status": "pass", "reason": "", "category": "expected_error"}
         cpu = dict(cell, id="s/variant=broken/device=cpu", device="cpu")
         cuda = dict(cell, id="s/variant=broken/device=cuda:0", device="cuda:0")
         grid = matrix.from_results({"cells": [cuda, cell, cpu]})

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Mutation check of the speed gate's tests: breaks each guard of the speed path in a scratch copy
-of ci/gate (and reports/), runs the cases (or unit test) that guard it, and requires them to fail.
+of reports/ (torchplace.gate) and ci/gate (fixtures, policy), runs the cases (or unit test) that
+guard it with the copy's reports/ as PYTHONPATH, and requires them to fail.
 
   mutate_speed.py            exit 0 when every mutation turns its checks red, 1 otherwise
 A mutation whose text is no longer in the source is an error too (the guard moved: update it).
@@ -14,7 +15,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 
-# (file under ci/gate, original text, mutated text, cases or "units:Class.test" that must fail)
+# (file under reports/torchplace/gate, original text, mutated text, cases or "units:Class.test"
+# that must fail)
 MUTATIONS = [
     ("speed_input.py", "if not math.isfinite(value) or value <= 0:", "if False:",
      ["speed_nan_plus_slower", "speed_time_inf", "speed_time_zero", "speed_time_negative"]),
@@ -59,7 +61,7 @@ MUTATIONS = [
      ["speed_policy_nan_ratio", "speed_policy_inf_floor", "speed_policy_nan_alpha"]),
     ("policy.py", "if reps != int(reps) or reps < 2:", "if reps < 2:",
      ["speed_policy_fractional_reps"]),
-    ("gate.py", "except Exception as error:  # noqa: BLE001  a tool error",
+    ("cli.py", "except Exception as error:  # noqa: BLE001  a tool error",
      "except KeyError as error:  # noqa: BLE001  a tool error",
      ["units:ToolErrorTest.test_an_unexpected_exception_is_exit_3_with_a_verdict"]),
 ]
@@ -80,7 +82,8 @@ def check_fails(scratch, check):
         command = [sys.executable, os.path.join(tests, "test_units.py"), check[len("units:"):]]
     else:
         command = [sys.executable, os.path.join(tests, "run_case.py"), check]
-    return subprocess.run(command, capture_output=True, text=True).returncode != 0
+    env = dict(os.environ, PYTHONPATH=os.path.join(scratch, "reports"))
+    return subprocess.run(command, capture_output=True, text=True, env=env).returncode != 0
 
 
 def main():
@@ -88,7 +91,7 @@ def main():
     for path, original, mutated, checks in MUTATIONS:
         scratch = scratch_copy()
         try:
-            source = os.path.join(scratch, "ci", "gate", path)
+            source = os.path.join(scratch, "reports", "torchplace", "gate", path)
             with open(source, encoding="utf-8") as handle:
                 text = handle.read()
             if original not in text:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Runs one case of cases.json: gate.py on fixtures, then checks the exit code and gate.json.
+"""Runs one case of cases.json: the gate on fixtures, then checks the exit code and gate.json.
 
   run_case.py CASE_NAME      (CTest runs one test per case; see ci/CMakeLists.txt)
+The gate runs as `python3 -m torchplace.gate` with the PYTHONPATH given (CTest: reports/).
 Exits 0 when every check holds, 1 with the failed checks listed otherwise.
 """
 import json
@@ -12,7 +13,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
-GATE = os.path.join(HERE, "..", "gate.py")
+GATE = ["-m", "torchplace.gate"]
 
 
 def load_case(name):
@@ -63,7 +64,7 @@ def report_failures(case, verdict):
 def main(name):
     case = load_case(name)
     with tempfile.TemporaryDirectory(prefix="gate-case-") as out_dir:
-        done = subprocess.run([sys.executable, GATE, *gate_args(case, out_dir)],
+        done = subprocess.run([sys.executable, *GATE, *gate_args(case, out_dir)],
                               capture_output=True, text=True)
         print(done.stdout + done.stderr)
         failures = [] if done.returncode == case["exit"] else [

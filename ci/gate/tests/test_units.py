@@ -6,18 +6,14 @@ import json
 import math
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
+from torchplace.gate import behaviour, interleave, report, skips, speed
+from torchplace.gate.policy import Policy, load_policy
+from torchplace.schema import InputError
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-import behaviour  # noqa: E402
-import interleave  # noqa: E402
-import report  # noqa: E402
-import skips  # noqa: E402
-import speed  # noqa: E402
-from policy import InputError, Policy, load_policy  # noqa: E402
 
 FIXTURES = os.path.join(HERE, "fixtures")
 
@@ -148,7 +144,7 @@ class ToolErrorTest(unittest.TestCase):
     """An unexpected exception is exit 3 with a verdict in --out, never a pass."""
 
     def run_gate(self, candidate):
-        import gate  # noqa: E402
+        from torchplace.gate import cli as gate
 
         scratch = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, scratch)

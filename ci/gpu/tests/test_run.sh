@@ -15,8 +15,8 @@ mkdir -p "$work/bin" "$work/cuda"
 cat >"$work/bin/python3" <<'PY'
 #!/usr/bin/env bash
 case "$*" in
-  *version.cuda*) echo "$TORCH_CUDA" ;;
-  *cmake_prefix_path*) echo /fake/torch/share/cmake ;;
+  "-m torchplace.torch_info cuda") echo "$TORCH_CUDA" ;;
+  "-m torchplace.torch_info cmake_prefix_path") echo /fake/torch/share/cmake ;;
   *) exit 1 ;;
 esac
 PY

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of ci/lib/apt_log.py on apt and debootstrap logs captured on a Debian 12 machine (the
+"""Tests of torchplace.apt_log on apt and debootstrap logs captured on a Debian 12 machine (the
 mirror's address replaced by mirror.invalid): each failure is named by the cause its log shows,
 every cause a log shows is named, and a log that shows none is never given one."""
 import os
@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(os.path.dirname(HERE), "apt_log.py")
+SCRIPT = ["-m", "torchplace.apt_log"]
 LOGS = os.path.join(HERE, "apt_logs")
 
 
@@ -19,7 +19,7 @@ def log(name):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, *SCRIPT, *args], capture_output=True, text=True)
 
 
 class Causes(unittest.TestCase):
@@ -72,13 +72,14 @@ class CommandLine(unittest.TestCase):
 
 
 def run_causes(text):
-    """The causes apt_log.py --names prints for `text`, as (cause, None) pairs."""
+    """The causes torchplace.apt_log --names prints for `text`, as (cause, None) pairs."""
     with tempfile.NamedTemporaryFile("w", suffix=".log") as handle:
         handle.write(text)
         handle.flush()
         result = run("--names", handle.name)
     if result.returncode not in (0, 1):
-        raise AssertionError(f"apt_log.py exit {result.returncode}: {result.stdout}{result.stderr}")
+        raise AssertionError(f"torchplace.apt_log exit {result.returncode}: "
+                             f"{result.stdout}{result.stderr}")
     return [(line, None) for line in result.stdout.splitlines() if line]
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of the version matrix's merge (merge.py), gate (gate.py) and message corpus (corpus.py)
-on synthetic columns."""
+"""Tests of the version matrix's merge, gate, status and message corpus (torchplace.matrix.*) on
+synthetic columns."""
 import json
 import os
 import subprocess
@@ -8,12 +8,14 @@ import sys
 import tempfile
 import unittest
 
-MATRIX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, MATRIX_DIR)
+from torchplace.matrix import corpus, gate, merge
+from torchplace.matrix.summary import render
 
-import corpus  # noqa: E402
-import gate  # noqa: E402
-import merge  # noqa: E402
+
+def command(name, *args):
+    """python3 -m torchplace.matrix.<name> args..., its output captured."""
+    return subprocess.run([sys.executable, "-m", f"torchplace.matrix.{name}", *args],
+                          capture_output=True, text=True)
 
 FIX = "s/variant=manual_to/device=cpu"
 BROKEN = "s/variant=broken/device=cpu"
@@ -111,8 +113,7 @@ class MergeTest(unittest.TestCase):
         broken = cell(FIX)
         del broken["observed"]["message"]
         write_column(self.out, "2.14.1", "ok", [broken])
-        run = subprocess.run([sys.executable, os.path.join(MATRIX_DIR, "merge.py"), self.out,
-                              "1.13.1=host-bookworm", "2.14.1=sid"], capture_output=True, text=True)
+        run = command("merge", self.out, "1.13.1=host-bookworm", "2.14.1=sid")
         self.assertEqual(run.returncode, 3, run.stdout + run.stderr)
         self.assertIn("2.14.1/results.json: cells[0].observed: missing field(s) message",
                       run.stderr)
@@ -144,8 +145,7 @@ class MergeTest(unittest.TestCase):
         text = "expected all tensors on the same device — cuda:0 and cpu"  # kept as UTF-8
         write_column(self.out, "1.13.1", "ok",
                      [cell(BROKEN, "pass", message=text, **EXPECTED_ERROR)])
-        run = subprocess.run([sys.executable, os.path.join(MATRIX_DIR, "merge.py"), self.out,
-                              "1.13.1=host-bookworm"], capture_output=True, text=True)
+        run = command("merge", self.out, "1.13.1=host-bookworm")
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         with open(os.path.join(self.out, "matrix.json"), encoding="utf-8") as handle:
             self.assertEqual(json.load(handle)["cells"][0]["by_version"]["1.13.1"]["message"], text)
@@ -242,7 +242,6 @@ class GateTest(unittest.TestCase):
         verdict = gate.gate(self.matrix([cell(FIX, category="ran_unexercised")],
                                         [cell(FIX, category="ran_unexercised")]))
         self.assertEqual(verdict["verdict"], "pass")
-        from summary import render
         text = render(self.matrix_doc)
         self.assertIn(f"| {FIX} | pass ran_unexercised | pass ran_unexercised |", text)
 
@@ -259,15 +258,12 @@ class GateTest(unittest.TestCase):
         path = os.path.join(self.out, "matrix.json")
         with open(path, "w") as handle:
             json.dump(matrix, handle)
-        script = os.path.join(MATRIX_DIR, "gate.py")
-        run = subprocess.run([sys.executable, script, path, "--out", path + ".gate"],
-                             capture_output=True, text=True)
+        run = command("gate", path, "--out", path + ".gate")
         self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
         self.assertIn(f"REGRESSED {FIX}", run.stdout)
         with open(path + ".gate", encoding="utf-8") as handle:
             self.assertEqual(json.load(handle)["verdict"], "fail")
-        missing = subprocess.run([sys.executable, script, os.path.join(self.out, "nope.json")],
-                                 capture_output=True, text=True)
+        missing = command("gate", os.path.join(self.out, "nope.json"))
         self.assertEqual(missing.returncode, 3)
         self.assertIn("nope.json does not exist", missing.stderr)
 
@@ -277,8 +273,7 @@ class GateTest(unittest.TestCase):
         path = os.path.join(self.out, "matrix.json")
         with open(path, "w") as handle:
             json.dump(matrix, handle)
-        run = subprocess.run([sys.executable, os.path.join(MATRIX_DIR, "gate.py"), path],
-                             capture_output=True, text=True)
+        run = command("gate", path)
         self.assertEqual(run.returncode, 3, run.stdout + run.stderr)
         self.assertIn("cells[0].by_version['2.14.1']: missing field(s) status", run.stderr)
 

@@ -1,15 +1,17 @@
-#!/usr/bin/env python3
 """Names the cause of a failed apt-get or debootstrap run from its log, as found in the log.
 
 Each cause is recognised by apt's (or debootstrap's) own wording, quoted from a captured log in
 ci/lib/tests/apt_logs/. A log that matches none is "no known cause": this never guesses.
 
-usage: apt_log.py [--names] LOG    prints one line: the causes found, each with the log line
-                                   that shows it (--names: the causes alone, one a line)
-exit: 0 a cause was found, 1 none was, 3 the log cannot be read
+usage: python3 -m torchplace.apt_log [--names] LOG
+  prints one line: the causes found, each with the log line that shows it (--names: the causes
+  alone, one a line)
+exit: 0 a cause was found, 1 none was, 3 the log cannot be read, 64 bad arguments
 """
 import re
 import sys
+
+from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_USAGE
 
 # (cause, pattern): apt's wording, oldest first in each alternation.
 CAUSES = [
@@ -61,16 +63,16 @@ def main(argv):
     args = argv[2:] if names else argv[1:]
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
-        return 64
+        return EXIT_USAGE
     try:
         with open(args[0], encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError as error:
         print(f"cannot read {args[0]}: {error.strerror}")
-        return 3
+        return EXIT_INPUT
     found = causes(text)
     print("\n".join(cause for cause, _ in found) if names else describe(text))
-    return 0 if found else 1
+    return EXIT_OK if found else EXIT_FAIL
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ more repetitions than the entry declares. Times of any time_unit are normalised 
 """
 import math
 
-from torchplace_data import InputError, load_json, planned_skip
+from torchplace.schema import InputError, load_json, planned_skip
 
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 RERUN = "--benchmark_repetitions=16 --benchmark_format=json"

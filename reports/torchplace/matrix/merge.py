@@ -1,24 +1,21 @@
-#!/usr/bin/env python3
-"""Merges the version matrix's columns (OUT/<version>/, written by build_and_run.sh) into
-OUT/matrix.json (schema torchplace.matrix/1) and a plain-text summary OUT/matrix.md.
+"""Merges the version matrix's columns (OUT/<version>/, written by ci/matrix/build_and_run.sh)
+into OUT/matrix.json (schema torchplace.matrix/1) and a plain-text summary OUT/matrix.md.
 
 A column's status is build_and_run.sh's (ok, build_failed, run_failed, compiled), made stricter
 here: an "ok" column whose scenario binary exited with neither 0 nor 1 (a crash, a signal; or no
 scenarios_exit at all) is "run_crashed", and one that lacks cells another column has is
 "run_incomplete". Both keep their results, so the cells they did finish still show.
 
-usage: merge.py OUT VERSION=ROOT [VERSION=ROOT ...]   (oldest version first)
-exit: 0 written, 2 bad arguments, 3 a column's results.json unreadable or malformed
+usage: python3 -m torchplace.matrix.merge OUT VERSION=ROOT [VERSION=ROOT ...]   (oldest first)
+exit: 0 written, 64 bad arguments, 3 a column's results.json unreadable or malformed
 """
 import json
 import os
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "reports"))
-
-import torchplace_data as data  # noqa: E402  (reports/torchplace_data.py)
+from torchplace import schema as data
+from torchplace.matrix.summary import render
 
 SCHEMA = data.MATRIX_SCHEMA
 CUDA_COLUMN = "cuda-2.6.0"
@@ -139,7 +136,7 @@ def cell_entry(cell):
         "expected_outcome": cell["expected"]["outcome"],
         "expected_class": cell["expected"]["error_class"],
         "latent": cell["expected"].get("latent", False),  # absent before results carried it
-        "category": cell["category"],  # the outcome category (torchplace_data.CATEGORIES)
+        "category": cell["category"],  # the outcome category (torchplace.schema.CATEGORIES)
         "observed_outcome": observed["outcome"],
         "observed_class": observed["error_class"],
         "message": observed["message"],
@@ -197,19 +194,17 @@ def merge(out_dir, version_roots):
 def main(argv):
     if len(argv) < 3 or not all("=" in arg for arg in argv[2:]):
         print(__doc__, file=sys.stderr)
-        return 2
+        return data.EXIT_USAGE
     out_dir = argv[1]
     try:
         matrix = merge(out_dir, [tuple(arg.split("=", 1)) for arg in argv[2:]])
     except data.InputError as error:
         print(f"matrix merge: bad input, nothing written: {error}", file=sys.stderr)
-        return 3
-    from summary import render  # ci/matrix/summary.py
-
+        return data.EXIT_INPUT
     summary = render(matrix)
     write_text(os.path.join(out_dir, "matrix.json"), json.dumps(matrix, indent=1) + "\n")
     write_text(os.path.join(out_dir, "matrix.md"), summary)
-    return 0
+    return data.EXIT_OK
 
 
 def write_text(path, text):
@@ -218,5 +213,4 @@ def write_text(path, text):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, HERE)
     sys.exit(main(sys.argv))

@@ -1,10 +1,11 @@
-#!/usr/bin/env python3
 """torchplace gate: the CI regression gate (behaviour and speed), one verdict, one exit code.
 
-  gate.py --results RUN_DIR                         behaviour: RUN_DIR/results.json vs expectations
+  python3 -m torchplace.gate --results RUN_DIR      behaviour: RUN_DIR/results.json vs expectations
           [--require-devices cuda=N]                  ... and a run on fewer than N GPUs is exit 3
-  gate.py --baseline BASE.json --candidate CAND.json   speed: two Google Benchmark JSON runs
-  gate.py --refresh-expectations RUN_DIR            rewrite the committed expectations from a run
+  python3 -m torchplace.gate --baseline BASE.json --candidate CAND.json
+                                                    speed: two Google Benchmark JSON runs
+  python3 -m torchplace.gate --refresh-expectations RUN_DIR
+                                                    rewrite the committed expectations from a run
 
 Exit codes: 0 pass, 1 speed regression, 2 behaviour regression, 3 bad input, usage or tool error.
 With --out DIR it writes DIR/summary.md and DIR/gate.json (atomically), and always prints the
@@ -16,13 +17,9 @@ import os
 import sys
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import behaviour  # noqa: E402
-import report  # noqa: E402
-import skips  # noqa: E402
-import speed  # noqa: E402
-from policy import DEFAULT_POLICY, InputError, load_policy  # noqa: E402
-from torchplace_data import write_atomically  # noqa: E402
+from torchplace.gate import behaviour, report, skips, speed
+from torchplace.gate.policy import DEFAULT_POLICY, load_policy
+from torchplace.schema import InputError, write_atomically
 
 
 class UsageError(Exception):
@@ -139,12 +136,13 @@ def write_tool_error(error, out_dir):
     return report.EXIT_INPUT
 
 
-if __name__ == "__main__":
+def run(argv=None):
+    """`python3 -m torchplace.gate`: main's exit code; a tool error reads as exit 3, never 0 or 1."""
     try:
-        sys.exit(main(sys.argv[1:]))
+        sys.exit(main(sys.argv[1:] if argv is None else argv))
     except SystemExit:
         raise
-    except BaseException as error:  # a tool error must read as exit 3, never as 0 or 1
+    except BaseException as error:
         if os.environ.get("TORCHPLACE_GATE_TRACEBACK"):
             traceback.print_exc()
         print(f"torchplace gate: tool error {type(error).__name__}: {error} (exit 3; set "

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import torchplace_data as data
+from torchplace import schema as data
 
 # Benchmark families the suite writes; a Google Benchmark file with none of them (and no
 # torchplace fingerprint in its context) comes from some other program.

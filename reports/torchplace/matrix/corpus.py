@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Folds what a version matrix observed into the committed message corpus
 (harness/messages/corpus.json), which harness/message_corpus_test.cpp holds the classifier to.
 
@@ -8,22 +7,19 @@ Sources, per version column of MATRIX_OUT:
                            passed (a failed cell's message is not evidence of its class)
 Entries already in the corpus are kept; an entry is one (version, source, message).
 
-usage: corpus.py MATRIX_OUT [CORPUS_JSON]
-exit: 0 written, 2 bad arguments, 3 an input unreadable or malformed (the corpus is left as it was)
+usage: python3 -m torchplace.matrix.corpus MATRIX_OUT [CORPUS_JSON]
+exit: 0 written, 64 bad arguments, 3 an input unreadable or malformed (the corpus is left as it was)
 """
 import json
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "reports"))
-
-import torchplace_data as data  # noqa: E402  (reports/torchplace_data.py)
-from merge import comparable  # noqa: E402  (masks per-run temporary folders in messages)
+from torchplace import schema as data
+from torchplace.matrix.merge import comparable  # masks per-run temporary folders in messages
 
 CORPUS_SCHEMA = "torchplace.message_corpus/1"
 ENTRY_FIELDS = ("version", "source", "message", "expected_class")
-DEFAULT_CORPUS = os.path.join(HERE, "..", "..", "harness", "messages", "corpus.json")
+DEFAULT_CORPUS = str(data.ROOT / "harness" / "messages" / "corpus.json")
 
 
 def probe_entries(out_dir, version):
@@ -93,17 +89,17 @@ def fold(corpus, new_entries):
 def main(argv):
     if len(argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
-        return 2
+        return data.EXIT_USAGE
     out_dir, corpus_path = argv[1], argv[2] if len(argv) == 3 else DEFAULT_CORPUS
     try:
         corpus = fold(load_corpus(corpus_path), read_sources(out_dir))
     except data.InputError as error:
         print(f"corpus: bad input, corpus unchanged: {error}", file=sys.stderr)
-        return 3
+        return data.EXIT_INPUT
     text = json.dumps(corpus, indent=1, ensure_ascii=False) + "\n"
     data.write_atomically(corpus_path, text.encode("utf-8"), "wb")
     print(f"corpus: {len(corpus['entries'])} entries in {corpus_path}")
-    return 0
+    return data.EXIT_OK
 
 
 if __name__ == "__main__":

@@ -24,12 +24,12 @@ import json
 import os
 import re
 
-import skips
-from policy import InputError
-from torchplace_data import CATEGORIES, load_json, load_results, require, write_atomically
+from torchplace.gate import skips
+from torchplace.schema import (CATEGORIES, ROOT, InputError, load_json, load_results, require,
+                               write_atomically)
 
 EXPECTATIONS_SCHEMA = "torchplace.expectations/1"
-DEFAULT_EXPECTATIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expectations.json")
+DEFAULT_EXPECTATIONS = str(ROOT / "ci" / "gate" / "expectations.json")
 REFRESH_COMMAND = "ci/torchplace gate --refresh-expectations RUN_DIR"
 
 

@@ -2,7 +2,7 @@
 fix in a scratch copy of the tree; the tests it names are rebuilt and run, and at least one must
 fail. Before any mutation, the same tests must run (not skip) and pass on the unmutated copy.
 
-  run.py [--only NAME,...] [--list] [--scratch DIR] [--jobs N]
+  python3 -m torchplace.mutation [--only NAME,...] [--list] [--scratch DIR] [--jobs N]
 
 Exit codes: 0 every mutation was killed; 1 a mutation survived (named); 3 the check could not
 judge (a mutation that does not apply or does not compile, a kill set that selects no test or
@@ -17,11 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mutations import MUTATIONS  # noqa: E402
+from torchplace.mutation.mutations import MUTATIONS
+from torchplace.schema import EXIT_BUILD, EXIT_ENV, EXIT_OK, EXIT_USAGE, ROOT
+from torchplace.schema import EXIT_FAIL as EXIT_SURVIVED
 
-EXIT_OK, EXIT_SURVIVED, EXIT_ENV, EXIT_BUILD, EXIT_USAGE = 0, 1, 3, 4, 64
-ROOT = Path(__file__).resolve().parents[2]
 TEST_TIMEOUT_S = 600  # a hang counts as killed, but not forever
 BINARIES = {"torchplace_harness_tests": "harness", "torchplace_scenarios": "scenarios"}
 
@@ -110,7 +109,7 @@ def mutate_text(text, mutation):
     at = text.find(mutation["old"], start)
     if at < 0:
         raise CannotJudge(EXIT_ENV, f"{mutation['name']}: text to change not found in "
-                                    f"{mutation['path']} (was the file edited? update mutations.py)")
+                                    f"{mutation['path']} (was the file edited? update torchplace/mutation/mutations.py)")
     return text[:at] + mutation["new"] + text[at + len(mutation["old"]):]
 
 
@@ -142,7 +141,7 @@ def try_mutation(tree, build_dir, mutation, scratch, jobs):
         ok, output = build(build_dir, sorted({binary for binary, _ in mutation["kill"]}), jobs)
         if not ok:
             raise CannotJudge(EXIT_ENV, f"{mutation['name']}: the mutant does not compile, so it "
-                                        f"proves nothing; fix mutations.py:\n{output}")
+                                        f"proves nothing; fix torchplace/mutation/mutations.py:\n{output}")
         killed_by = []
         for binary, pattern in mutation["kill"]:
             completed, failed, ended = run_tests(build_dir, binary, pattern, scratch)
@@ -156,7 +155,7 @@ def try_mutation(tree, build_dir, mutation, scratch, jobs):
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python3 -m torchplace.mutation", description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated mutation names")
     parser.add_argument("--list", action="store_true", help="print the mutations and exit")
     parser.add_argument("--scratch", default=str(ROOT / "build" / "mutate"),
@@ -222,6 +221,3 @@ def main():
     log(f"all {len(mutations)} mutation(s) killed")
     return EXIT_OK
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,12 +1,12 @@
 """The scenario outcome matrix: rows are scenario + variant, columns are device (and version).
 
 Each cell falls into one of the outcome categories of results.json ("category", labelled as in
-torchplace_data.CATEGORIES; "failed" is shown as "unexpected"), coloured the same in the PNG and
+torchplace.schema.CATEGORIES; "failed" is shown as "unexpected"), coloured the same in the PNG and
 the page. Only the first three are evidence; the unexercised ones ran without proving anything.
 """
 from dataclasses import dataclass
 
-import torchplace_data as data
+from torchplace import schema as data
 
 EXPECTED_ERROR, PASSED, RACE_SHOWN = "expected error", "passed", "race shown"
 UNEXERCISED = data.CATEGORIES["ran_unexercised"]

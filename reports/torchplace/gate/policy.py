@@ -12,14 +12,11 @@ entry; later ones override the fields they name.
 """
 import fnmatch
 import math
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports"))
-from torchplace_data import InputError, load_json, require  # noqa: E402
+from torchplace.schema import ROOT, InputError, load_json, require
 
 POLICY_SCHEMA = "torchplace.gate-policy/1"
-DEFAULT_POLICY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "policy.json")
+DEFAULT_POLICY = str(ROOT / "ci" / "gate" / "policy.json")
 RULE_FIELDS = {"max_ratio": float, "min_abs_ns": float, "min_reps": int, "informational": bool}
 
 

@@ -1,8 +1,10 @@
 """The verdict as Markdown (CI step summary, PR comment) and as JSON (other tools)."""
 import json
 
+from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_REGRESSION
+
 SCHEMA = "torchplace.gate/1"
-EXIT_PASS, EXIT_SPEED, EXIT_BEHAVIOUR, EXIT_INPUT = 0, 1, 2, 3
+EXIT_PASS, EXIT_SPEED, EXIT_BEHAVIOUR = EXIT_OK, EXIT_FAIL, EXIT_REGRESSION  # EXIT_INPUT: 3
 VERDICTS = {EXIT_PASS: "PASS", EXIT_SPEED: "FAIL: speed regression",
             EXIT_BEHAVIOUR: "FAIL: behaviour regression", EXIT_INPUT: "ERROR: bad input or tool error"}
 

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-import torchplace_data as data
+from torchplace import schema as data
 
 from . import bench as benchmod
 

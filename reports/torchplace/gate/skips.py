@@ -6,7 +6,7 @@ run's fingerprint; any other skip (device_unusable, unlisted, no code at all) is
 """
 import re
 
-from policy import InputError
+from torchplace.schema import InputError
 
 # code -> what it means; the harness's SkipCode names (harness/skip_code.h)
 SKIP_CODES = {

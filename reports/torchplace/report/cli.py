@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Renders the torchplace report of a run folder from its JSON.
 
-usage: render.py IN_DIR [--out DIR]
+usage: python3 -m torchplace.report IN_DIR [--out DIR]
 
 Reads IN_DIR/results.json (required unless IN_DIR/matrix.json exists: a version-matrix folder),
 IN_DIR/bench.json and IN_DIR/matrix.json (optional) and writes
@@ -9,29 +8,20 @@ index.html, summary.md and the PNGs into DIR (default IN_DIR). Everything is ren
 first; on bad input nothing is written. Each file is written atomically (temporary file, rename).
 Exit codes: 0 written, 64 bad arguments, 3 bad input or no matplotlib.
 """
-import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torchplace import schema as data
+from torchplace.schema import EXIT_INPUT, EXIT_OK
 
-import torchplace_data as data  # noqa: E402
-
-EXIT_USAGE, EXIT_INPUT = 64, 3  # as ci/torchplace: 64 bad arguments, 3 bad input
+PROG = "python3 -m torchplace.report"
 INSTALL_HINT = ("matplotlib is missing from this Python ({python}); install it: "
                 "apt-get install python3-matplotlib python3-scipy, then run the report with "
                 "/usr/bin/python3 (or set TORCHPLACE_PYTHON)")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse's own 2 means a behaviour regression in ci/torchplace
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"render.py: error: {message}\n")
-        sys.exit(EXIT_USAGE)
-
-
 def parse_args(argv):
-    parser = _Parser(prog="render.py", description=__doc__.split("\n")[1])
+    parser = data.ArgumentParser(prog=PROG, description=__doc__.split("\n")[1])
     parser.add_argument("in_dir", help="run folder holding results.json or matrix.json (bench.json optional)")
     parser.add_argument("--out", help="folder to write the report into (default: IN_DIR)")
     return parser.parse_args(argv)  # exits EXIT_USAGE on bad arguments
@@ -39,7 +29,7 @@ def parse_args(argv):
 
 def render(in_dir):
     """{file name: bytes or str} of the whole report; raises data.InputError on bad input."""
-    from torchplace_report import analysis, inputs, page, summary
+    from torchplace.report import analysis, inputs, page, summary
 
     run = inputs.load_run(in_dir)
     try:
@@ -78,8 +68,5 @@ def main(argv):
     out_dir = args.out or args.in_dir
     write(out_dir, files)
     print(f"torchplace report: wrote {len(files)} files to {out_dir}: {', '.join(sorted(files))}")
-    return 0
+    return EXIT_OK
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

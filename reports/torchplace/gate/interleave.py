@@ -1,26 +1,22 @@
-#!/usr/bin/env python3
 """Runs a baseline and a candidate benchmark binary interleaved on one machine and writes two
-Google Benchmark JSON documents holding every repetition, for gate.py --baseline/--candidate.
+Google Benchmark JSON documents holding every repetition, for the gate's --baseline/--candidate.
 
 Round r runs BATCH repetitions of each binary, in the order A,B on even rounds and B,A on odd ones
 (ABBA), so that drift on a shared runner (heat, neighbours, frequency) hits both sides alike.
 
-  interleave.py --baseline-bin A --candidate-bin B --rounds 10 --batch 1 \
+  python3 -m torchplace.gate.interleave --baseline-bin A --candidate-bin B --rounds 10 --batch 1 \
       --out-baseline base.json --out-candidate cand.json [--filter REGEX] [--min-time S] \
       [--baseline-arg=--flag ...] [--candidate-arg=--flag ...]
-Exit codes: 0 written, 3 a binary failed or wrote no JSON.
+Exit codes: 0 written, 3 a binary failed or wrote no JSON, 64 bad arguments.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports"))
-from torchplace_data import InputError, load_benchmarks, write_atomically  # noqa: E402
-
-EXIT_INPUT = 3
+from torchplace.schema import (EXIT_INPUT, EXIT_OK, ArgumentParser, InputError, load_benchmarks,
+                               write_atomically)
 
 
 def run_once(binary, args, batch, scratch):
@@ -71,13 +67,8 @@ def interleave(sides, rounds, batch):
     return merged
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # exit 3 like the gate, not argparse's 2
-        self.exit(EXIT_INPUT, f"interleave: {message}\n")
-
-
 def parse(argv):
-    parser = Parser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="python3 -m torchplace.gate.interleave", description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline-bin", required=True)
     parser.add_argument("--candidate-bin", required=True)
     parser.add_argument("--out-baseline", required=True)
@@ -108,7 +99,7 @@ def main(argv):
     how = f"rounds={args.rounds} batch={args.batch} order=ABBA"
     write_atomically(args.out_baseline, merged[0].document(how))
     write_atomically(args.out_candidate, merged[1].document(how))
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

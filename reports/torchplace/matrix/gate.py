@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Gates a version matrix (matrix.json): for each pair of neighbouring versions (old, new) it
 reports every behaviour change (outcome, status, error class, message) and fails when a cell
 that passed on the old version fails on the new one.
@@ -16,19 +15,16 @@ It fails closed beyond the pairs too:
                    crashed or exited with neither 0 nor 1, or it lacks cells another column has
   every_version    a cell that failed on every version that ran it (nothing ever held)
 
-usage: gate.py MATRIX_JSON [--out VERDICT_JSON]
-exit: 0 no cell regressed, 2 a cell regressed, 3 unreadable or malformed input
+usage: python3 -m torchplace.matrix.gate MATRIX_JSON [--out VERDICT_JSON]
+exit: 0 no cell regressed, 2 a cell regressed, 3 unreadable or malformed input, 64 bad arguments
 """
 import json
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "reports"))
-
-import torchplace_data as data  # noqa: E402  (reports/torchplace_data.py)
-from merge import comparable  # noqa: E402  (masks what differs on every run)
-
-EXIT_OK, EXIT_REGRESSED, EXIT_INPUT = 0, 2, 3
+from torchplace import schema as data
+from torchplace.matrix.merge import comparable  # masks what differs on every run
+from torchplace.schema import EXIT_INPUT, EXIT_OK, EXIT_USAGE
+from torchplace.schema import EXIT_REGRESSION as EXIT_REGRESSED
 
 
 def compare_pair(matrix, old, new):
@@ -118,7 +114,7 @@ def print_verdict(verdict, stream):
 def main(argv):
     if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--out"):
         print(__doc__, file=sys.stderr)
-        return EXIT_INPUT
+        return EXIT_USAGE
     try:
         matrix = data.load_matrix(argv[1])
     except data.InputError as error:

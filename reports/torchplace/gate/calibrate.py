@@ -1,12 +1,13 @@
-#!/usr/bin/env python3
 """Measures the speed gate on this machine: the false-alarm rate over A/A comparisons (the same
 binary on both sides) and the detection rate of a genuine slowdown (the candidate side runs
 with --torchplace_extra_work=FRACTION, which makes each benchmark run FRACTION more of its own
 steps), per repetition count.
 
-  calibrate.py run --bench BUILD/scenarios/torchplace_bench --out DIR [--comparisons 20]
-      [--rounds 8] [--batch 2] [--filter REGEX] [--min-time 0.05] [--extra-work 0.2] [--reps 4,8,16]
-  calibrate.py evaluate --runs DIR [--policy FILE] [--reps 4,8,16]   re-scores saved runs
+  python3 -m torchplace.gate.calibrate run --bench BUILD/scenarios/torchplace_bench --out DIR
+      [--comparisons 20] [--rounds 8] [--batch 2] [--filter REGEX] [--min-time 0.05]
+      [--extra-work 0.2] [--reps 4,8,16]
+  python3 -m torchplace.gate.calibrate evaluate --runs DIR [--policy FILE] [--reps 4,8,16]
+      re-scores saved runs
 
 Each repetition count N is scored on the first N repetitions of each side of the same runs.
 The figures include, per benchmark, the share of extra steps the candidate ran and the measured
@@ -15,8 +16,8 @@ A/B and A/A ratios of medians (the slowdown actually injected, and the noise flo
 Each comparison is one interleaved A/B job (interleave.py, ABBA rounds), as `gate --ab` runs it;
 A/A and A/B comparisons alternate so drift on the machine hits both. Saved runs go to
 DIR/runs/, the figures to DIR/calibration.json and DIR/calibration.md.
+Exit codes: 0 written, 64 bad arguments.
 """
-import argparse
 import glob
 import json
 import os
@@ -24,11 +25,9 @@ import statistics
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import interleave  # noqa: E402
-import speed  # noqa: E402
-from policy import DEFAULT_POLICY, load_policy  # noqa: E402
-from torchplace_data import write_atomically  # noqa: E402
+from torchplace.gate import interleave, speed
+from torchplace.gate.policy import DEFAULT_POLICY, load_policy
+from torchplace.schema import EXIT_OK, ArgumentParser, write_atomically
 
 
 def run_comparisons(args):
@@ -170,7 +169,7 @@ def evaluate(runs_dir, policy_path, out_dir, reps_list=None):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="python3 -m torchplace.gate.calibrate", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run the comparisons, then evaluate them")
     run.add_argument("--bench", required=True, help="torchplace_bench binary")
@@ -200,7 +199,7 @@ def main(argv):
         evaluate(os.path.join(args.out, "runs"), args.policy, args.out, reps_list(args.reps))
     else:
         evaluate(os.path.join(args.runs, "runs"), args.policy, args.runs, reps_list(args.reps))
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -1,13 +1,42 @@
-"""Readers for the JSON the suite writes, shared by the report, the gate and the matrix merge.
+"""The suite's contracts, in one place: its exit codes and the readers of the JSON it writes
+(shared by the report, the gates, the matrix merge and the tools).
 
 Every reader fails with InputError naming the file and the problem: a missing or unreadable file,
 bytes that are not UTF-8, malformed JSON, an empty file, a document of another schema or tool, a
 missing field, a field of the wrong type (a list of objects that is not one).
 """
+import argparse
 import json
 import os
 import re
+import sys
 import tempfile
+from pathlib import Path
+
+# Exit codes of every tool; ci/lib/common.sh's TP_EXIT_* hold the same (reports/tests/test_package.py).
+EXIT_OK = 0          # done, nothing regressed
+EXIT_FAIL = 1        # a test, cell or benchmark failed; the speed gate: slower
+EXIT_REGRESSION = 2  # the gates: a behaviour regression (never a usage error, as argparse has it)
+EXIT_ENV = 3         # environment or input error: a tool that cannot judge says so
+EXIT_BUILD = 4       # the build failed
+EXIT_USAGE = 64      # bad arguments (sysexits' EX_USAGE)
+EXIT_SKIP = 77       # a test that could not run here, with its reason (CTest's SKIP_RETURN_CODE)
+EXIT_INPUT = EXIT_ENV  # bad input is an environment/input error
+EXIT_CODES = {"OK": EXIT_OK, "FAIL": EXIT_FAIL, "REGRESSION": EXIT_REGRESSION, "ENV": EXIT_ENV,
+              "BUILD": EXIT_BUILD, "USAGE": EXIT_USAGE, "SKIP": EXIT_SKIP}
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but bad arguments exit EXIT_USAGE: its own 2 would read as a regression."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+# The repository: reports/torchplace/schema.py -> the folder above reports/. The tools' committed
+# data stays beside the shell that uses it (ci/gate/*.json, harness/messages/corpus.json).
+ROOT = Path(__file__).resolve().parents[2]
 
 RESULTS_SCHEMA = "torchplace.results/1"
 MATRIX_SCHEMA = "torchplace.matrix/1"

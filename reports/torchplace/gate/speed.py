@@ -22,8 +22,8 @@ import functools
 import math
 import statistics
 
-from policy import InputError
-from speed_input import repetitions  # noqa: F401  (the gate's reader; calibrate uses it too)
+from torchplace.gate.speed_input import repetitions  # noqa: F401  (calibrate's reader too)
+from torchplace.schema import InputError
 
 SAME, FASTER, SLOWER, AMBIGUOUS = "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
 TEST = "mann-whitney-u two-sided, exact without ties, normal approximation with ties"

@@ -1,19 +1,21 @@
-#!/usr/bin/env python3
 """Does sim:0 give CUDA's verdict? Pairs every scenario cell on sim:0 with the same cell on
 cuda:0 in one results file (schema torchplace.results/1) and compares what each observed:
 outcome (success/error) and error class.
 
-  compare_verdicts.py RESULTS.json            compare a finished run
-  compare_verdicts.py --suite BINARY [--skip-without-cuda]
+  python3 -m torchplace.sim_verdicts RESULTS.json    compare a finished run
+  python3 -m torchplace.sim_verdicts --suite BINARY [--skip-without-cuda]
                                               run BINARY's sim:0 and cuda:0 cells, then compare
 
 Exit: 0 every pair agrees (at least one pair compared), 1 a pair disagrees, 3 nothing to judge
-(no cuda:0 cell ran: CUDA absent) or bad input, 77 the same with --skip-without-cuda (CTest skip).
+(no cuda:0 cell ran: CUDA absent) or bad input, 77 the same with --skip-without-cuda (CTest skip),
+64 bad arguments.
 """
 import json
 import subprocess
 import sys
 import tempfile
+
+from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_SKIP, EXIT_USAGE
 
 SIM, CUDA = "device=sim:0", "device=cuda:0"
 
@@ -52,8 +54,8 @@ def load_cells(path):
             doc = json.load(handle)
         return doc["cells"]
     except (OSError, ValueError, KeyError) as error:
-        print(f"compare_verdicts: cannot read results {path}: {error}", file=sys.stderr)
-        sys.exit(3)
+        print(f"sim_verdicts: cannot read results {path}: {error}", file=sys.stderr)
+        sys.exit(EXIT_INPUT)
 
 
 def run_suite(binary):
@@ -66,27 +68,27 @@ def run_suite(binary):
 
 def main(argv):
     if len(argv) == 1 and not argv[0].startswith("-"):
-        cells, nothing_code = load_cells(argv[0]), 3
+        cells, nothing_code = load_cells(argv[0]), EXIT_INPUT
     elif argv[:1] == ["--suite"] and len(argv) in (2, 3):
         skip = argv[2:] == ["--skip-without-cuda"]
         if len(argv) == 3 and not skip:
             print(__doc__, file=sys.stderr)
-            return 64
-        cells, nothing_code = run_suite(argv[1]), (77 if skip else 3)
+            return EXIT_USAGE
+        cells, nothing_code = run_suite(argv[1]), (EXIT_SKIP if skip else EXIT_INPUT)
     else:
         print(__doc__, file=sys.stderr)
-        return 64
+        return EXIT_USAGE
     agree, disagree, notes = compare(cells)
     print("\n".join(notes + disagree))
     if disagree:
         print(f"{len(disagree)} sim:0 cells disagree with cuda:0 ({agree} agree)")
-        return 1
+        return EXIT_FAIL
     if agree == 0:
         print("SKIP: no sim:0 cell could be compared with a cuda:0 cell that ran "
               "(this host or LibTorch has no CUDA device)")
         return nothing_code
     print(f"all {agree} compared sim:0 cells give cuda:0's verdict")
-    return 0
+    return EXIT_OK
 
 
 if __name__ == "__main__":

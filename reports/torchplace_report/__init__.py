@@ -1,1 +1,0 @@
-"""The torchplace report: plots, the outcome matrix, index.html and summary.md from the JSON."""
