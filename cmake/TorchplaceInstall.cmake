@@ -23,7 +23,8 @@ endforeach()
 set(_tp_harness ${PROJECT_SOURCE_DIR}/harness)
 install(DIRECTORY ${_tp_harness}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/torchplace
   FILES_MATCHING PATTERN "*.h"
-  PATTERN internal EXCLUDE PATTERN tests EXCLUDE PATTERN sim_internal.h EXCLUDE)
+  PATTERN internal EXCLUDE PATTERN tests EXCLUDE PATTERN messages EXCLUDE
+  PATTERN sim_internal.h EXCLUDE)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/torchplaceConfig.cmake.in
   ${PROJECT_BINARY_DIR}/torchplaceConfig.cmake INSTALL_DESTINATION ${_tp_cmake_dir}

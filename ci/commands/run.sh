@@ -1,5 +1,8 @@
-# ci/torchplace run [--out DIR] [--no-install]: the main job. Builds, runs the scenario matrix on
-# every device here, then the transfer benchmarks, then renders the report, all into DIR.
+# ci/torchplace run [--out DIR] [--suite BIN [--bench BIN]] [--no-install]: the main job.
+# Without --suite: builds this repository (CMake preset "ci"), runs the scenario matrix on every
+# device here, then the transfer benchmarks, then renders the report, all into DIR.
+# With --suite: runs a suite built elsewhere (a user's own torchplace_add_suite executable; the
+# only form the installed command offers), and --bench a benchmark suite, builds nothing.
 #   DIR/results.json         one record per cell, with the fingerprint
 #   DIR/scenarios-junit.xml  the same cells as JUnit
 #   DIR/bench.json           the benchmarks (Google Benchmark JSON, every repetition kept)
@@ -8,15 +11,27 @@
 # Benchmarks: TORCHPLACE_BENCH_REPETITIONS (default 5) repetitions of TORCHPLACE_BENCH_MIN_TIME
 # seconds (default 0.1) each: about 1.5 minutes on a 2-core CPU-only host; TORCHPLACE_BENCH_FILTER
 # (a --benchmark_filter regex) runs only some of them.
+readonly TP_RUN_USAGE="usage: torchplace run [--out DIR] [--suite BIN [--bench BIN]] [--no-install]"
+
 cmd_run() {
-  local out="$TP_ROOT/out"
+  local out="$TP_ROOT/out" suite="" bench=""
   while (($#)); do
     case "$1" in
-      --out) [[ $# -ge 2 ]] || tp_die $TP_EXIT_USAGE "run: --out needs a folder"; out=$2; shift ;;
+      --out | --suite | --bench)
+        [[ $# -ge 2 ]] || tp_die $TP_EXIT_USAGE "run: $1 needs a value ($TP_RUN_USAGE)"
+        case "$1" in --out) out=$2 ;; --suite) suite=$2 ;; --bench) bench=$2 ;; esac
+        shift ;;
       --no-install) export TORCHPLACE_NO_INSTALL=1 ;;
-      *) tp_die $TP_EXIT_USAGE "run: unknown argument '$1' (usage: ci/torchplace run [--out DIR] [--no-install])" ;;
+      *) tp_die $TP_EXIT_USAGE "run: unknown argument '$1' ($TP_RUN_USAGE)" ;;
     esac
     shift
+  done
+  [[ -z "$bench" || -n "$suite" ]] || tp_die $TP_EXIT_USAGE "run: --bench goes with --suite ($TP_RUN_USAGE)"
+  [[ -n "$suite" || -f "$TP_ROOT/CMakeLists.txt" ]] || tp_die $TP_EXIT_USAGE \
+    "run: the installed command runs your own suite: give --suite BIN ($TP_RUN_USAGE)"
+  local binary
+  for binary in $suite $bench; do
+    [[ -x "$binary" && -f "$binary" ]] || tp_die $TP_EXIT_USAGE "run: '$binary' is not an executable file"
   done
   local repetitions=${TORCHPLACE_BENCH_REPETITIONS:-5} min_time=${TORCHPLACE_BENCH_MIN_TIME:-0.1}
   [[ "$repetitions" =~ ^[1-9][0-9]*$ ]] || tp_die $TP_EXIT_USAGE \
@@ -26,23 +41,26 @@ cmd_run() {
   mkdir -p "$out" || tp_die $TP_EXIT_ENV "cannot create $out"
   out=$(cd "$out" && pwd)
   remove_earlier_output "$out"
-  tp_ensure_deps
-  tp_build
-  local build_dir scenario_status=0
-  build_dir=$(tp_build_dir)
-  run_scenarios "$build_dir" "$out" || scenario_status=$?
-  local bench_status=0
-  run_benchmarks "$build_dir" "$out" "$repetitions" "$min_time" || bench_status=$?
-  local report_status=0
+  if [[ -z "$suite" ]]; then
+    tp_ensure_deps
+    tp_build
+    suite="$(tp_build_dir)/scenarios/torchplace_scenarios"
+    bench="$(tp_build_dir)/scenarios/torchplace_bench"
+  fi
+  local scenario_status=0 bench_status=0 report_status=0
+  run_scenarios "$suite" "$out" || scenario_status=$?
+  if [[ -n "$bench" ]]; then
+    run_benchmarks "$bench" "$out" "$repetitions" "$min_time" || bench_status=$?
+  fi
   render_report "$out" || report_status=$?
   ((scenario_status == 0 && bench_status == 0 && report_status == 0)) && return $TP_EXIT_OK
   return $TP_EXIT_FAIL
 }
 
-# run_scenarios <build dir> <out dir>: every cell on every device here, into results.json.
+# run_scenarios <suite> <out dir>: every cell on every device here, into results.json.
 run_scenarios() {
-  local build_dir=$1 out=$2 status=0
-  "$build_dir/scenarios/torchplace_scenarios" --torchplace_results="$out/results.json" \
+  local suite=$1 out=$2 status=0
+  "$suite" --torchplace_results="$out/results.json" \
     --gtest_output="xml:$out/scenarios-junit.xml" || status=$?
   if [[ -f "$out/results.json" ]]; then
     tp_log "scenario results: $out/results.json"
@@ -85,12 +103,12 @@ render_report() {
   return $status
 }
 
-# run_benchmarks <build dir> <out dir> <repetitions> <min time>: writes <out>/bench.json. Failed
+# run_benchmarks <bench suite> <out dir> <repetitions> <min time>: writes <out>/bench.json. Failed
 # benchmarks (exit 1) are in it with their errors, for the report; a crash or output that is not
 # JSON stays as bench.json.partial.
 run_benchmarks() {
-  local build_dir=$1 out=$2 repetitions=$3 min_time=$4 status=0 partial=$2/bench.json.partial
-  "$build_dir/scenarios/torchplace_bench" --benchmark_repetitions="$repetitions" \
+  local bench=$1 out=$2 repetitions=$3 min_time=$4 status=0 partial=$2/bench.json.partial
+  "$bench" --benchmark_repetitions="$repetitions" \
     --benchmark_min_time="$min_time" --benchmark_out="$partial" --benchmark_out_format=json \
     ${TORCHPLACE_BENCH_FILTER:+"--benchmark_filter=$TORCHPLACE_BENCH_FILTER"} >&2 || status=$?
   if [[ ! -f "$partial" ]]; then

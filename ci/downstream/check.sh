@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# ci/downstream/check.sh <torchplace build dir> <scratch dir>: the package from a user's side.
+# Installs torchplace from <build dir> into <scratch>/prefix, builds this example project against
+# the installed package, runs its CTest tests, runs and gates its scenarios with the installed
+# `torchplace` command and the example's own expectations, then removes both fixes from the
+# model in a copy and expects that gate to fail (exit 2) naming both fixed cells.
+# Exit: 0 all held; 1 a step failed (named on stderr).
+set -euo pipefail
+build=$(cd "$1" && pwd)
+scratch=$2
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+prefix=$scratch/prefix
+fail() { echo "downstream: FAIL: $*" >&2; exit 1; }
+step() { echo "downstream: $*" >&2; }
+
+rm -rf "$scratch" && mkdir -p "$scratch"
+step "cmake --install into $prefix"
+cmake --install "$build" --prefix "$prefix" >"$scratch/install.log" || fail "install (see $scratch/install.log)"
+
+# build_example <source> <build>: configure against the installed package only, then build.
+build_example() {
+  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >"$2.log" 2>&1 ||
+    fail "configure $1 against the installed package (see $2.log)"
+  cmake --build "$2" -j "$(nproc)" >>"$2.log" 2>&1 || fail "build $1 (see $2.log)"
+}
+
+step "building the example against the installed package"
+build_example "$here" "$scratch/build"
+link="$scratch/build/CMakeFiles/toy_train.dir/link.txt"
+if grep -Eo 'gtest|gmock|benchmark|nlohmann' "$link" | sort -u | grep .; then
+  fail "the production target toy_train links more than LibTorch and torchplace::fixes: $link"
+fi
+ctest --test-dir "$scratch/build" --output-on-failure --no-tests=error >&2 ||
+  fail "the example's own CTest tests"
+
+tp="$prefix/bin/torchplace"
+step "torchplace run + gate with the example's expectations"
+"$tp" run --suite "$scratch/build/toy_scenarios" --out "$scratch/out" >&2 || fail "torchplace run"
+"$tp" gate --results "$scratch/out" --expectations "$here/expectations.json" --out "$scratch/gate" >&2 ||
+  fail "the gate on the unmodified example"
+
+step "mutant: both fixes removed from toy/model.h; the gate must fail"
+cp -r "$here" "$scratch/mutant-src"
+model="$scratch/mutant-src/toy/model.h"
+sed -i -e 's/? tp::fixes::to_device(batch, device)/? Batch{batch.data.to(device), batch.target}/' \
+  -e 's/if (register_weights) class_weights = /if ((false)) class_weights = /' "$model"
+[[ $(grep -c 'Batch{batch.data.to(device), batch.target}\|if ((false))' "$model") == 3 ]] ||
+  fail "the mutation no longer applies to toy/model.h; update check.sh"
+build_example "$scratch/mutant-src" "$scratch/mutant"
+status=0
+"$tp" run --suite "$scratch/mutant/toy_scenarios" --out "$scratch/mutant-out" >&2 || true
+"$tp" gate --results "$scratch/mutant-out" --expectations "$here/expectations.json" \
+  --out "$scratch/mutant-gate" >"$scratch/mutant-gate.log" 2>&1 || status=$?
+cat "$scratch/mutant-gate.log" >&2
+((status == 2)) || fail "the gate exited $status on the mutant, not 2 (behaviour regression)"
+for cell in mistake=forgotten_label/variant=fixed/device=sim:0 \
+            mistake=unregistered_buffer/variant=fixed/device=sim:0; do
+  grep -q "$cell" "$scratch/mutant-gate.log" || fail "the gate did not name toy_model.$cell"
+done
+step "ok: installed package builds the example, its gate passes, and fails without the fixes"
