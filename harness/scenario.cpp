@@ -1,6 +1,7 @@
 #include "scenario.h"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include "internal/results.h"
@@ -87,6 +88,12 @@ void Cell::raised_under_test(const std::string& operation, const c10::Error& err
   record_.raised_message = error.what_without_backtrace();
 }
 
+namespace {
+void refuse_if_cased(bool cased, const std::string& scenario, const std::string& call) {
+  if (cased) throw std::logic_error(scenario + ": " + call + "() after cases(): the table holds it");
+}
+}  // namespace
+
 Scenario& Scenario::axis(std::string name, std::vector<std::string> values) {
   check_token(name, name_ + ": axis name");
   for (const std::string& value : values) check_token(value, name_ + ": value of axis " + name);
@@ -100,17 +107,54 @@ Scenario& Scenario::on(DeviceAxis device_axis) {
 }
 
 Scenario& Scenario::expect(ExpectFn expect_fn) {
+  refuse_if_cased(cased_, name_, "expect");
   expect_fn_ = std::move(expect_fn);
   return *this;
 }
 
 Scenario& Scenario::needs(NeedsFn needs_fn) {
+  refuse_if_cased(cased_, name_, "needs");
   needs_fn_ = std::move(needs_fn);
   return *this;
 }
 
 Scenario& Scenario::run(BodyFn body_fn) {
+  refuse_if_cased(cased_, name_, "run");
   body_fn_ = std::move(body_fn);
+  return *this;
+}
+
+Scenario& Scenario::cases(std::string axis_name, std::vector<Case> table) {
+  if (cased_ || body_fn_) {
+    throw std::logic_error(name_ + ": cases() registers the behaviour; it cannot follow run() or "
+                           "another cases()");
+  }
+  std::vector<std::string> names;
+  for (const Case& entry : table) {
+    if (!entry.run || !entry.expect) {
+      throw std::invalid_argument(name_ + ": case '" + entry.name + "' needs a body and an expectation");
+    }
+    if (std::find(names.begin(), names.end(), entry.name) != names.end()) {
+      throw std::invalid_argument(name_ + ": case '" + entry.name + "' registered twice");
+    }
+    names.push_back(entry.name);
+  }
+  axis(axis_name, names);
+  const auto shared = std::make_shared<const std::vector<Case>>(std::move(table));
+  const auto find = [shared, axis_name](const CellSpec& cell) -> const Case& {
+    const std::string& value = cell.axis(axis_name);
+    for (const Case& entry : *shared) {
+      if (entry.name == value) return entry;
+    }
+    throw std::logic_error("case '" + value + "' is not in the table");  // the axis is the table
+  };
+  expect_fn_ = [find](const CellSpec& cell) { return find(cell).expect(cell); };
+  needs_fn_ = [find](const CellSpec& cell) {
+    const Case& entry = find(cell);
+    return entry.needs ? entry.needs(cell) : std::optional<Unmet>();
+  };
+  body_fn_ = [find](Cell& cell) { find(cell).run(cell); };
+  cased_ = true;
   return *this;
 }
 

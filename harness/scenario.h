@@ -151,6 +151,15 @@ using BodyFn = std::function<void(Cell&)>;
 // same on every machine, and only whether the cell runs here changes.
 using NeedsFn = std::function<std::optional<Unmet>(const CellSpec&)>;
 
+// One value of a case axis, registered once with its behaviour (Scenario::cases): its body, its
+// expectation and, optionally, what it needs beyond its device.
+struct Case {
+  std::string name;
+  BodyFn run;
+  ExpectFn expect;
+  NeedsFn needs = {};  // empty: runs wherever its device is present
+};
+
 class Scenario {
  public:
   explicit Scenario(std::string name) : name_(std::move(name)) {}
@@ -159,6 +168,11 @@ class Scenario {
   Scenario& expect(ExpectFn expect_fn);
   Scenario& needs(NeedsFn needs_fn);
   Scenario& run(BodyFn body_fn);
+  // A case axis: its values are the table's names, and each cell runs, expects and needs what
+  // its case says, so no name can fall through to another case's behaviour. Takes the place of
+  // run/expect/needs (calling those too is an error, as is a case twice or without behaviour):
+  //   TP_SCENARIO(loads).cases("case", {{"map_to_cpu", map_to_cpu, succeeds}, ...}).on(...);
+  Scenario& cases(std::string axis_name, std::vector<Case> table);
 
   const std::string& name() const { return name_; }
   std::vector<CellSpec> cells() const;  // the cartesian product, devices last
@@ -173,6 +187,7 @@ class Scenario {
   ExpectFn expect_fn_ = [](const CellSpec&) { return Expect::success(); };
   NeedsFn needs_fn_ = [](const CellSpec&) { return std::optional<Unmet>(); };
   BodyFn body_fn_;
+  bool cased_ = false;  // cases() set the behaviour
 };
 
 class Registry {

@@ -1,6 +1,8 @@
 // checkpoint_map_location: a checkpoint whose tensors are tagged with a CUDA device. The cpu
 // cell makes one itself, by re-tagging a CPU torch::save archive to "cuda:0"
-// (harness/archive_retag.h); a cuda cell saves from its GPU (map_to_model_device: see below).
+// (harness/archive_retag.h); a cuda or sim cell saves from its device (map_to_model_device and
+// cpu_map_gpu_model: see below). Each case is registered once, with its body, its expectation and
+// what it needs (the table at the end): the axis takes its values from that table.
 //   case=default_load_without_cuda  no device given, on a LibTorch or host without CUDA: the
 //                             archive is refused (BackendUnavailable). The cpu cell only.
 //   case=default_load_with_cuda     no device given, with CUDA: it lands on the tagged device.
@@ -11,8 +13,9 @@
 //                             checkpoint always comes from another device than the model's, so
 //                             that only the map can put it right: the cuda:0-tagged archive in
 //                             the cpu cell (unmapped: BackendUnavailable without CUDA, or
-//                             DeviceMismatch with it), one saved from the CPU in a cuda cell
-//                             (unmapped, the parameters land on the CPU: DeviceMismatch).
+//                             DeviceMismatch with it), one saved from the CPU in a cuda or sim
+//                             cell (unmapped, the parameters land on the CPU: DeviceMismatch).
+//                             sim:0 proves the fix on a CPU-only host.
 // Only torch::load (or the forward after it) is the statement under test: an error while the
 // checkpoint is saved or re-tagged fails the cell.
 // Bad input, one cell each, must give a clear class and never crash the process:
@@ -22,6 +25,7 @@
 #include <fstream>
 
 #include <torchplace/archive_retag.h>
+#include <torchplace/compat.h>
 #include <torchplace/fixes/follow_parameters.h>
 #include <torchplace/numeric.h>
 #include <torchplace/scenario.h>
@@ -54,14 +58,25 @@ struct OtherNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(OtherNet);
 
-// Saves `saved` (already on the cell's device) and returns a CUDA-tagged checkpoint's path:
-// re-tagged to cuda:0 in the cpu cell, as saved from the GPU in a cuda cell.
-std::string cuda_tagged_checkpoint(const tp::Cell& cell, const tp::TempDir& dir, Net& saved) {
-  torch::save(saved, dir.file("saved.pt"));
-  if (cell.device().is_cuda()) return dir.file("saved.pt");
-  tp::archive::retag_devices(dir.file("saved.pt"), dir.file("cuda0.pt"), "cpu", "cuda:0");
-  return dir.file("cuda0.pt");
-}
+// A checkpoint of `saved` for the cell, and where it lies. The cpu cell re-tags a CPU archive to
+// cuda:0; a cuda or sim cell saves from its device, or, for the cases whose checkpoint must come
+// from another device than the model's, from the CPU before `saved` moves there.
+struct Checkpoint {
+  explicit Checkpoint(const tp::Cell& cell, bool from_cpu_off_cpu) : dir(cell.id()) {
+    const bool from_cpu = from_cpu_off_cpu && !cell.device().is_cpu();
+    if (from_cpu) torch::save(saved, dir.file("from_cpu.pt"));
+    saved->to(cell.device());
+    torch::save(saved, dir.file("saved.pt"));
+    path = from_cpu ? dir.file("from_cpu.pt") : dir.file("saved.pt");
+    if (cell.device().is_cpu()) {
+      tp::archive::retag_devices(dir.file("saved.pt"), dir.file("cuda0.pt"), "cpu", "cuda:0");
+      path = dir.file("cuda0.pt");
+    }
+  }
+  const tp::TempDir dir;
+  Net saved;
+  std::string path;  // the checkpoint the case loads
+};
 
 void expect_bit_identical(const Net& loaded, const Net& saved) {
   const auto saved_parameters = saved->named_parameters();
@@ -70,147 +85,154 @@ void expect_bit_identical(const Net& loaded, const Net& saved) {
   }
 }
 
-void load_default(tp::Cell& cell, const std::string& path, Net& saved) {
+void load_default(tp::Cell& cell) {
+  const Checkpoint checkpoint(cell, false);
   Net loaded;
-  cell.under_test("torch::load", [&] { torch::load(loaded, path); });  // raises without CUDA
+  cell.under_test("torch::load", [&] { torch::load(loaded, checkpoint.path); });  // no CUDA: raises
   const torch::Device tagged = cell.device().is_cuda() ? cell.device() : torch::Device("cuda:0");
   EXPECT_EQ(tp::fixes::parameter_device(*loaded), tagged);
-  expect_bit_identical(loaded, saved);
+  expect_bit_identical(loaded, checkpoint.saved);
 }
 
-void map_to_cpu(tp::Cell& cell, const std::string& path, Net& saved) {
+void map_to_cpu(tp::Cell& cell) {
+  const Checkpoint checkpoint(cell, false);
+  const std::string& path = checkpoint.path;
   Net loaded;
   cell.under_test("torch::load", [&] { torch::load(loaded, path, torch::kCPU); });
   EXPECT_EQ(tp::fixes::parameter_device(*loaded), torch::Device(torch::kCPU));
-  expect_bit_identical(loaded, saved);
+  expect_bit_identical(loaded, checkpoint.saved);
 }
 
-// Where the case maps the checkpoint for `model`: the fix follows the model's parameters.
-torch::Device map_location_for(const std::string& kind, const Net& model) {
-  if (kind == "cpu_map_gpu_model") return torch::kCPU;
-  return tp::fixes::parameter_device(*model);  // map_to_model_device
-}
-
-// The model stays on the cell's device while its checkpoint is mapped as the case does it.
-void load_into_model_on_device(tp::Cell& cell, const std::string& path, Net& saved) {
+// The model stays on the cell's device while its checkpoint (saved from another device) is
+// loaded with the map `map_for` gives; then forward must match the saved model.
+void load_into_model_on_device(tp::Cell& cell, torch::Device (*map_for)(const Net&)) {
+  Checkpoint checkpoint(cell, true);  // not const: forward on checkpoint.saved
   const torch::Tensor input = torch::randn({kSamples, kFeatures}, cell.device());
   Net model;
   model->to(cell.device());
-  const torch::Device map_location = map_location_for(cell.axis("case"), model);
-  torch::load(model, path, map_location);
+  const torch::Device map_location = map_for(model);
+  torch::load(model, checkpoint.path, map_location);
   cell.note("parameters on " + tp::fixes::parameter_device(*model).str() + " after the load");
   if (map_location == cell.device()) {
     EXPECT_EQ(tp::fixes::parameter_device(*model), cell.device()) << "the map did not hold";
   }
-  // broken on CUDA: raises here
+  // broken on CUDA and sim: raises here
   const torch::Tensor output = cell.under_test("forward", [&] { return model(input); });
-  TP_EXPECT_CLOSE(output, saved(input), kRtol, kAtol);
+  TP_EXPECT_CLOSE(output, checkpoint.saved(input), kRtol, kAtol);
 }
 
-// Writes the first half of the archive's bytes: a download or a write cut short.
-std::string truncated_archive(const tp::TempDir& dir, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-  std::ofstream(dir.file("truncated.pt"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
-  return dir.file("truncated.pt");
+void cpu_map_gpu_model(tp::Cell& cell) {
+  load_into_model_on_device(cell, [](const Net&) { return torch::Device(torch::kCPU); });
 }
 
-// A well-formed zip whose data.pkl lacks its last byte (the STOP opcode): the unpickler runs
-// out of input at the same place whatever the archive holds.
-std::string corrupt_data_pkl(const tp::TempDir& dir, const std::string& path) {
-  tp::archive::rewrite_records(path, dir.file("corrupt.pt"),
-                               [](const std::string& name, std::string bytes) {
-                                 if (name == "data.pkl") bytes.pop_back();
-                                 return bytes;
-                               });
-  return dir.file("corrupt.pt");
+void map_to_model_device(tp::Cell& cell) {  // the fix: the map follows the model's parameters
+  load_into_model_on_device(cell,
+                            [](const Net& model) { return tp::fixes::parameter_device(*model); });
 }
 
-void load_bad_input(tp::Cell& cell, const tp::TempDir& dir, const std::string& path) {
-  const std::string& kind = cell.axis("case");
-  std::string bad_path = dir.file("absent.pt");  // missing_file
-  if (kind == "truncated_archive") bad_path = truncated_archive(dir, path);
-  if (kind == "corrupt_data_pkl") bad_path = corrupt_data_pkl(dir, path);
-  if (kind == "other_module_checkpoint") {
-    OtherNet other;
-    torch::save(other, dir.file("other.pt"));
-    bad_path = dir.file("other.pt");
-  }
+// Loads `bad_path` into a model on the cell's device: the statement under test of bad input.
+void load_bad(tp::Cell& cell, const std::string& bad_path) {
   Net model;
   model->to(cell.device());
   cell.under_test("torch::load", [&] { torch::load(model, bad_path, cell.device()); });
 }
 
-// map_to_model_device in a cuda cell: the checkpoint is saved from the CPU (see the top).
-bool saved_from_cpu(const tp::CellSpec& cell) {
-  return cell.axis("case") == "map_to_model_device" && cell.device().is_cuda();
+void missing_file(tp::Cell& cell) {
+  const Checkpoint checkpoint(cell, false);
+  load_bad(cell, checkpoint.dir.file("absent.pt"));
 }
 
-void run(tp::Cell& cell) {
+// The first half of the archive's bytes: a download or a write cut short.
+void truncated_archive(tp::Cell& cell) {
+  const Checkpoint checkpoint(cell, false);
+  std::ifstream in(checkpoint.dir.file("saved.pt"), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(checkpoint.dir.file("truncated.pt"), std::ios::binary)
+      << bytes.substr(0, bytes.size() / 2);
+  load_bad(cell, checkpoint.dir.file("truncated.pt"));
+}
+
+// A well-formed zip whose data.pkl lacks its last byte (the STOP opcode): the unpickler runs
+// out of input at the same place whatever the archive holds.
+void corrupt_data_pkl(tp::Cell& cell) {
+  const Checkpoint checkpoint(cell, false);
+  tp::archive::rewrite_records(checkpoint.dir.file("saved.pt"), checkpoint.dir.file("corrupt.pt"),
+                               [](const std::string& name, std::string bytes) {
+                                 if (name == "data.pkl") bytes.pop_back();
+                                 return bytes;
+                               });
+  load_bad(cell, checkpoint.dir.file("corrupt.pt"));
+}
+
+void other_module_checkpoint(tp::Cell& cell) {
   const tp::TempDir dir(cell.id());
-  Net saved;
-  if (saved_from_cpu(cell)) torch::save(saved, dir.file("from_cpu.pt"));
-  saved->to(cell.device());
-  const std::string path =
-      saved_from_cpu(cell) ? dir.file("from_cpu.pt") : cuda_tagged_checkpoint(cell, dir, saved);
-  const std::string& kind = cell.axis("case");
-  if (kind.rfind("default_load", 0) == 0) return load_default(cell, path, saved);
-  if (kind == "map_to_cpu") return map_to_cpu(cell, path, saved);
-  if (kind == "cpu_map_gpu_model" || kind == "map_to_model_device") {
-    return load_into_model_on_device(cell, path, saved);
-  }
-  load_bad_input(cell, dir, dir.file("saved.pt"));
+  OtherNet other;
+  torch::save(other, dir.file("other.pt"));
+  load_bad(cell, dir.file("other.pt"));
 }
 
-tp::Expect expectation(const tp::CellSpec& cell) {
-  using E = tp::ErrorClass;
-  const std::string& kind = cell.axis("case");
-  if (tp::sim::is_sim(cell.device())) {
-    return tp::Expect::skip("sim:0: these cases are about CUDA-tagged archives; save and load on "
-                            "the simulated device are checked in harness/sim/sim_test.cpp");
-  }
-  if (kind == "default_load_without_cuda") {
-    if (cell.device().is_cuda()) {
-      return tp::Expect::skip(
-          "runs in the cpu cell: a cuda cell has CUDA, where "
-          "default_load_with_cuda covers the plain load");
-    }
+using E = tp::ErrorClass;
+constexpr const char* kSimSkip =
+    "sim:0: this case is about CUDA-tagged archives and file errors; the simulated device runs "
+    "the cases whose checkpoint comes from another device (cpu_map_gpu_model, "
+    "map_to_model_device)";
+
+// An expectation for the cpu and cuda cells; sim:0 skips with kSimSkip.
+tp::ExpectFn off_sim(tp::ExpectFn expect) {
+  return [expect](const tp::CellSpec& cell) {
+    return tp::sim::is_sim(cell.device()) ? tp::Expect::skip(kSimSkip) : expect(cell);
+  };
+}
+tp::ExpectFn error_of(E error_class) {
+  return off_sim([error_class](const tp::CellSpec&) { return tp::Expect::error(error_class); });
+}
+
+tp::Expect without_cuda(const tp::CellSpec& cell) {
+  if (!cell.device().is_cuda()) {
     return tp::Expect::error(E::kBackendUnavailable, "a cuda:0-tagged archive, no CUDA here");
   }
-  if (kind == "cpu_map_gpu_model") {
-    return tp::cross_device_mistake(cell, "the map and the model share a device").naming("mat1");
-  }
-  if (kind == "truncated_archive" || kind == "corrupt_data_pkl") {
-    return tp::Expect::error(E::kCorruptArchive);
-  }
-  if (kind == "missing_file") return tp::Expect::error(E::kFileNotFound);
-  if (kind == "other_module_checkpoint") return tp::Expect::error(E::kMissingKey);
-  return tp::Expect::success();  // default_load_with_cuda, map_to_cpu, map_to_model_device
+  return tp::Expect::skip("runs in the cpu cell: a cuda cell has CUDA, where "
+                          "default_load_with_cuda covers the plain load");
+}
+tp::Expect succeeds(const tp::CellSpec&) { return tp::Expect::success(); }
+tp::Expect cross_device(const tp::CellSpec& cell) {
+  return tp::cross_device_mistake(cell, "the map and the model share a device").naming("mat1");
 }
 
-std::optional<tp::Unmet> needs(const tp::CellSpec& cell) {
-  const std::string& kind = cell.axis("case");
-  const bool cuda = torch::cuda::is_available();
-  if (kind == "default_load_without_cuda" && cuda) {
-    return tp::Unmet{tp::SkipCode::kNeedsNoCuda,
-                     "needs a LibTorch or host without CUDA: here a plain torch::load succeeds "
-                     "(default_load_with_cuda covers it)"};
-  }
-  if (kind == "default_load_with_cuda" && !cuda) {
-    return tp::Unmet{tp::SkipCode::kNeedsCuda,
-                     "needs CUDA: only then does a plain torch::load put the archive on cuda:0 "
-                     "(default_load_without_cuda covers this host)"};
-  }
-  return std::nullopt;
+std::optional<tp::Unmet> needs_no_cuda(const tp::CellSpec&) {
+  if (!torch::cuda::is_available()) return std::nullopt;
+  return tp::Unmet{tp::SkipCode::kNeedsNoCuda,
+                   "needs a LibTorch or host without CUDA: here a plain torch::load succeeds "
+                   "(default_load_with_cuda covers it)"};
+}
+// 1.13's unpickler maps only to CPU, CUDA and HPU ("supported devices include CPU, CUDA and HPU,
+// however got PRIVATEUSEONE"); 2.x maps to any registered backend.
+std::optional<tp::Unmet> needs_map_to_sim(const tp::CellSpec& cell) {
+  if (!tp::sim::is_sim(cell.device()) || TP_TORCH_AT_LEAST(2, 0)) return std::nullopt;
+  return tp::Unmet{tp::SkipCode::kNotOnSim,
+                   "LibTorch 1.13's torch::load maps only to CPU, CUDA and HPU, not to sim:0; "
+                   "the cpu cell proves the map with a cuda:0-tagged archive"};
+}
+
+std::optional<tp::Unmet> needs_cuda(const tp::CellSpec&) {
+  if (torch::cuda::is_available()) return std::nullopt;
+  return tp::Unmet{tp::SkipCode::kNeedsCuda,
+                   "needs CUDA: only then does a plain torch::load put the archive on cuda:0 "
+                   "(default_load_without_cuda covers this host)"};
 }
 
 }  // namespace
 
 TP_SCENARIO(checkpoint_map_location)
-    .axis("case", {"default_load_without_cuda", "default_load_with_cuda", "map_to_cpu",
-                   "cpu_map_gpu_model", "map_to_model_device", "truncated_archive",
-                   "corrupt_data_pkl", "missing_file", "other_module_checkpoint"})
-    .on(tp::DeviceAxis::kEach)
-    .expect(expectation)
-    .needs(needs)
-    .run(run);
+    .cases("case", {{"default_load_without_cuda", load_default, off_sim(without_cuda),
+                     needs_no_cuda},
+                    {"default_load_with_cuda", load_default, off_sim(succeeds), needs_cuda},
+                    {"map_to_cpu", map_to_cpu, off_sim(succeeds)},
+                    {"cpu_map_gpu_model", cpu_map_gpu_model, cross_device},
+                    {"map_to_model_device", map_to_model_device, succeeds, needs_map_to_sim},
+                    {"truncated_archive", truncated_archive, error_of(E::kCorruptArchive)},
+                    {"corrupt_data_pkl", corrupt_data_pkl, error_of(E::kCorruptArchive)},
+                    {"missing_file", missing_file, error_of(E::kFileNotFound)},
+                    {"other_module_checkpoint", other_module_checkpoint,
+                     error_of(E::kMissingKey)}})
+    .on(tp::DeviceAxis::kEach);

@@ -19,6 +19,44 @@ TEST(Scenario, CellsAreTheCartesianProductWithDevicesLast) {
   EXPECT_THROW(cells.front().axis("missing"), std::out_of_range);
 }
 
+// A case axis takes its values from the table, and each cell gets its own case's behaviour.
+TEST(Scenario, CasesCarryTheirOwnBehaviour) {
+  Scenario scenario("tabled");
+  const auto error = [](const CellSpec&) { return Expect::error(ErrorClass::kFileNotFound); };
+  const auto fine = [](const CellSpec&) { return Expect::success(); };
+  const auto needs_more = [](const CellSpec&) {
+    return std::optional<Unmet>(Unmet{SkipCode::kNeedsCuda, "needs CUDA"});
+  };
+  scenario.cases("case", {{"missing", [](Cell&) {}, error},
+                          {"present", [](Cell&) {}, fine, needs_more}})
+      .on(DeviceAxis::kEach);
+  const std::vector<CellSpec> cells = scenario.cells();
+  const size_t devices = expand(DeviceAxis::kEach).size();
+  ASSERT_EQ(cells.size(), 2u * devices);
+  const CellSpec& missing = cells.front();
+  const CellSpec& present = cells[devices];
+  EXPECT_EQ(missing.id(), "tabled/case=missing/device=cpu");
+  EXPECT_EQ(present.id(), "tabled/case=present/device=cpu");
+  EXPECT_EQ(scenario.expectation(missing).outcome, Expect::Outcome::kError);
+  EXPECT_EQ(scenario.expectation(present).outcome, Expect::Outcome::kSuccess);
+  EXPECT_FALSE(scenario.unmet_need(missing).has_value());
+  ASSERT_TRUE(scenario.unmet_need(present).has_value());
+  EXPECT_EQ(scenario.unmet_need(present)->code, SkipCode::kNeedsCuda);
+}
+
+TEST(Scenario, CasesRefuseTwinsGapsAndASecondBehaviour) {
+  const auto fine = [](const CellSpec&) { return Expect::success(); };
+  const BodyFn body = [](Cell&) {};
+  EXPECT_THROW(Scenario("twice").cases("case", {{"a", body, fine}, {"a", body, fine}}),
+               std::invalid_argument);
+  EXPECT_THROW(Scenario("gap").cases("case", {{"a", body, nullptr}}), std::invalid_argument);
+  Scenario cased("cased");
+  cased.cases("case", {{"a", body, fine}});
+  EXPECT_THROW(cased.run(body), std::logic_error);
+  EXPECT_THROW(cased.expect(fine), std::logic_error);
+  EXPECT_THROW(Scenario("ran").run(body).cases("case", {{"a", body, fine}}), std::logic_error);
+}
+
 TEST(Devices, CpuIsAlwaysListedAndCudaZeroEvenWhenAbsent) {
   const std::vector<Placement> placements = expand(DeviceAxis::kEach);
   ASSERT_GE(placements.size(), 3u);

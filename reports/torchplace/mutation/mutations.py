@@ -91,6 +91,9 @@ MUTATIONS = [
     # The map_location load.
     m("map_to_cpu_without_map", CHECKPOINT, "torch::load(loaded, path, torch::kCPU);",
       "torch::load(loaded, path);", [cpu_cells("checkpoint_map_location", "case=map_to_cpu")]),
+    m("map_to_model_device_without_map", CHECKPOINT,
+      "torch::load(model, checkpoint.path, map_location);", "torch::load(model, checkpoint.path);",
+      [cpu_cells("checkpoint_map_location", "case=map_to_model_device")]),
     # The GradScaler.
     m("loss_not_scaled", AMP, "scaler.scale(loss).backward();", "loss.backward();",
       [cpu_cells("amp", "variant=grad_scaler")]),
