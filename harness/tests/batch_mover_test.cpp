@@ -1,6 +1,7 @@
 // The batch mover keeps the shape of a nested batch and moves every tensor in it. On meta, which
 // every build has, each container kind it supports shows that its tensors moved (targets too).
 #include <torchplace/fixes/batch_mover.h>
+#include <torchplace/placement.h>  // tp::kMeta
 
 #include <gtest/gtest.h>
 
@@ -52,7 +53,6 @@ TEST(BatchMover, MovesExamplesAndLeavesUndefinedTensorsUndefined) {
   EXPECT_TRUE(torch::equal(to_device(unlabelled, torch::kCPU).data, unlabelled.data));
 }
 
-const torch::Device kMeta(torch::kMeta);
 
 // Moved to meta: the device, and the shape and dtype kept (meta holds no values).
 ::testing::AssertionResult on_meta(const torch::Tensor& moved, const torch::Tensor& source) {
