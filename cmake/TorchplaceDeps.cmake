@@ -43,3 +43,12 @@ message(STATUS "torchplace: LibTorch ${Torch_VERSION}, C++${TORCHPLACE_CXX_STAND
                "CUDA ${TORCHPLACE_WITH_CUDA}, Google Benchmark ${benchmark_VERSION}")
 
 # The Python for the report, gate and matrix tests: see the end of TorchplaceHelpers.cmake.
+
+# Used as a subproject (FetchContent), torchplace's targets are linked from the parent project,
+# which must see the imported targets they name (torch, GTest::gtest, ...): promote them.
+if(NOT PROJECT_IS_TOP_LEVEL)
+  get_directory_property(_tp_imported IMPORTED_TARGETS)
+  foreach(_target IN LISTS _tp_imported)
+    set_property(TARGET ${_target} PROPERTY IMPORTED_GLOBAL TRUE)
+  endforeach()
+endif()

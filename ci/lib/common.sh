@@ -75,11 +75,13 @@ tp_ensure_deps() {
 # The build folder, overridable for builds against other LibTorch installs.
 tp_build_dir() { echo "${TORCHPLACE_BUILD_DIR:-$TP_ROOT/build/ci}"; }
 
-# Configures (honouring Torch_DIR / CMAKE_PREFIX_PATH from the environment) and builds.
+# Configures with the "ci" preset (honouring Torch_DIR / CMAKE_PREFIX_PATH from the environment)
+# and builds.
 tp_build() {
   local build_dir
   build_dir=$(tp_build_dir)
-  local args=(-S "$TP_ROOT" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release)
+  # The CMake preset "ci" (CMakePresets.json) is the one build: -B only moves its folder.
+  local args=(-S "$TP_ROOT" --preset ci -B "$build_dir")
   # A bare GPU image may ship ninja without make.
   if [[ -z "${CMAKE_GENERATOR:-}" ]] && ! command -v make >/dev/null && command -v ninja >/dev/null; then
     export CMAKE_GENERATOR=Ninja

@@ -30,7 +30,7 @@ build_targets() {
   done
 }
 {
-  cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${extra_args[@]}" &&
+  cmake -S "$source_dir" --preset ci -B "$build_dir" "${extra_args[@]}" &&
     cmake --build "$build_dir" -j "$(nproc)" $(build_targets)
 } >"$out/build.log" 2>&1
 build_status=$?
