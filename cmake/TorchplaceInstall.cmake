@@ -43,7 +43,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/ci/commands ${PROJECT_SOURCE_DIR}/ci/lib
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/reports/torchplace DESTINATION ${_tp_share_dir}/reports
   PATTERN __pycache__ EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/gate/policy.json DESTINATION ${_tp_share_dir}/ci/gate)
-file(RELATIVE_PATH _tp_bin_to_share /${CMAKE_INSTALL_BINDIR} /${_tp_share_dir})
+file(RELATIVE_PATH _tp_bin_to_share ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_DATADIR}/torchplace)
 file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/bin/torchplace CONTENT
   "#!/bin/sh\n# The installed torchplace command (see ${_tp_share_dir}/ci/torchplace).\nexec \"$(dirname \"$(readlink -f \"$0\")\")/${_tp_bin_to_share}/ci/torchplace\" \"$@\"\n")
 install(PROGRAMS ${PROJECT_BINARY_DIR}/bin/torchplace DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -96,6 +96,13 @@ void refuse_if_cased(bool cased, const std::string& scenario, const std::string&
 
 Scenario& Scenario::axis(std::string name, std::vector<std::string> values) {
   check_token(name, name_ + ": axis name");
+  if (name == "device" || name == "devices") {
+    throw std::invalid_argument(name_ + ": axis name '" + name + "' is the device axis's (on())");
+  }
+  for (const auto& [known, unused] : axes_) {
+    if (known == name) throw std::invalid_argument(name_ + ": axis '" + name + "' declared twice");
+  }
+  if (values.empty()) throw std::invalid_argument(name_ + ": axis '" + name + "' has no values");
   for (const std::string& value : values) check_token(value, name_ + ": value of axis " + name);
   axes_.emplace_back(std::move(name), std::move(values));
   return *this;
@@ -108,26 +115,29 @@ Scenario& Scenario::on(DeviceAxis device_axis) {
 
 Scenario& Scenario::expect(ExpectFn expect_fn) {
   refuse_if_cased(cased_, name_, "expect");
+  behaviour_set_ = true;
   expect_fn_ = std::move(expect_fn);
   return *this;
 }
 
 Scenario& Scenario::needs(NeedsFn needs_fn) {
   refuse_if_cased(cased_, name_, "needs");
+  behaviour_set_ = true;
   needs_fn_ = std::move(needs_fn);
   return *this;
 }
 
 Scenario& Scenario::run(BodyFn body_fn) {
   refuse_if_cased(cased_, name_, "run");
+  behaviour_set_ = true;
   body_fn_ = std::move(body_fn);
   return *this;
 }
 
 Scenario& Scenario::cases(std::string axis_name, std::vector<Case> table) {
-  if (cased_ || body_fn_) {
-    throw std::logic_error(name_ + ": cases() registers the behaviour; it cannot follow run() or "
-                           "another cases()");
+  if (cased_ || behaviour_set_) {
+    throw std::logic_error(name_ + ": cases() registers the behaviour; it cannot follow run(), "
+                           "expect(), needs() or another cases()");
   }
   std::vector<std::string> names;
   for (const Case& entry : table) {

@@ -170,7 +170,8 @@ class Scenario {
   Scenario& run(BodyFn body_fn);
   // A case axis: its values are the table's names, and each cell runs, expects and needs what
   // its case says, so no name can fall through to another case's behaviour. Takes the place of
-  // run/expect/needs (calling those too is an error, as is a case twice or without behaviour):
+  // run/expect/needs (calling those too, before or after, is an error, as is a case twice,
+  // without behaviour, an empty table or an axis name already declared):
   //   TP_SCENARIO(loads).cases("case", {{"map_to_cpu", map_to_cpu, succeeds}, ...}).on(...);
   Scenario& cases(std::string axis_name, std::vector<Case> table);
 
@@ -187,7 +188,8 @@ class Scenario {
   ExpectFn expect_fn_ = [](const CellSpec&) { return Expect::success(); };
   NeedsFn needs_fn_ = [](const CellSpec&) { return std::optional<Unmet>(); };
   BodyFn body_fn_;
-  bool cased_ = false;  // cases() set the behaviour
+  bool cased_ = false;          // cases() set the behaviour
+  bool behaviour_set_ = false;  // run(), expect() or needs() set some of it
 };
 
 class Registry {

@@ -34,6 +34,12 @@ cmd_gate() {
     esac
     shift
   done
+  if [[ ! -f "$TP_ROOT/CMakeLists.txt" ]]; then  # the installed command: no source tree
+    [[ -z "$ab_ref" ]] || tp_die $TP_GATE_INPUT "gate --ab builds two commits of the torchplace source tree; the installed command cannot"
+    if [[ " ${gate_opts[*]} " =~ \ --(results|refresh-expectations)\  && " ${gate_opts[*]} " != *" --expectations "* ]]; then
+      tp_die $TP_GATE_INPUT "gate: give --expectations FILE (your project's own; the installed command has none)"
+    fi
+  fi
   local python speed=0
   [[ -n "$ab_ref" || " ${gate_opts[*]} " == *" --baseline "* ]] && speed=1
   python=$(gate_python "$speed") || tp_die $TP_GATE_INPUT \

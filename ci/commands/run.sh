@@ -15,6 +15,7 @@ readonly TP_RUN_USAGE="usage: torchplace run [--out DIR] [--suite BIN [--bench B
 
 cmd_run() {
   local out="$TP_ROOT/out" suite="" bench=""
+  [[ -f "$TP_ROOT/CMakeLists.txt" ]] || out="$PWD/out"  # installed: never into the prefix
   while (($#)); do
     case "$1" in
       --out | --suite | --bench)
@@ -30,7 +31,8 @@ cmd_run() {
   [[ -n "$suite" || -f "$TP_ROOT/CMakeLists.txt" ]] || tp_die $TP_EXIT_USAGE \
     "run: the installed command runs your own suite: give --suite BIN ($TP_RUN_USAGE)"
   local binary
-  for binary in $suite $bench; do
+  for binary in "$suite" "$bench"; do
+    [[ -z "$binary" ]] && continue
     [[ -x "$binary" && -f "$binary" ]] || tp_die $TP_EXIT_USAGE "run: '$binary' is not an executable file"
   done
   local repetitions=${TORCHPLACE_BENCH_REPETITIONS:-5} min_time=${TORCHPLACE_BENCH_MIN_TIME:-0.1}

@@ -3,7 +3,8 @@
 # Installs torchplace from <build dir> into <scratch>/prefix, builds this example project against
 # the installed package, runs its CTest tests, runs and gates its scenarios with the installed
 # `torchplace` command and the example's own expectations, then removes both fixes from the
-# model in a copy and expects that gate to fail (exit 2) naming both fixed cells.
+# model in a copy and expects that gate to fail (exit 2) naming both fixed cells; finally builds
+# the example again with torchplace taken by FetchContent from this source tree.
 # Exit: 0 all held; 1 a step failed (named on stderr).
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -18,8 +19,12 @@ step "cmake --install into $prefix"
 cmake --install "$build" --prefix "$prefix" >"$scratch/install.log" || fail "install (see $scratch/install.log)"
 
 # build_example <source> <build>: configure against the installed package only, then build.
+# The LibTorch the package was built with (a Torch_DIR given to that build) goes along; the
+# generator is fixed because the link-line check below reads Unix Makefiles' link.txt.
+torch_dir=$(sed -n 's/^Torch_DIR:PATH=//p' "$build/CMakeCache.txt")
 build_example() {
-  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >"$2.log" 2>&1 ||
+  cmake -S "$1" -B "$2" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+    ${torch_dir:+-DTorch_DIR="$torch_dir"} >"$2.log" 2>&1 ||
     fail "configure $1 against the installed package (see $2.log)"
   cmake --build "$2" -j "$(nproc)" >>"$2.log" 2>&1 || fail "build $1 (see $2.log)"
 }
@@ -27,6 +32,7 @@ build_example() {
 step "building the example against the installed package"
 build_example "$here" "$scratch/build"
 link="$scratch/build/CMakeFiles/toy_train.dir/link.txt"
+[[ -s "$link" ]] || fail "no link line to check: $link is missing or empty"
 if grep -Eo 'gtest|gmock|benchmark|nlohmann' "$link" | sort -u | grep .; then
   fail "the production target toy_train links more than LibTorch and torchplace::fixes: $link"
 fi
@@ -55,6 +61,21 @@ cat "$scratch/mutant-gate.log" >&2
 ((status == 2)) || fail "the gate exited $status on the mutant, not 2 (behaviour regression)"
 for cell in mistake=forgotten_label/variant=fixed/device=sim:0 \
             mistake=unregistered_buffer/variant=fixed/device=sim:0; do
-  grep -q "$cell" "$scratch/mutant-gate.log" || fail "the gate did not name toy_model.$cell"
+  grep -q "toy_model/$cell\` | started_failing" "$scratch/mutant-gate.log" ||
+    fail "the gate did not report toy_model/$cell as started_failing"
 done
-step "ok: installed package builds the example, its gate passes, and fails without the fixes"
+
+# FetchContent: the same example with torchplace built from this source tree as a subproject;
+# only the package's targets come with it (no harness tests among the example's tests).
+step "FetchContent: the example with torchplace as a subproject"
+root=$(cd "$here/../.." && pwd)
+cmake -S "$here" -B "$scratch/fetch" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
+  -DTOY_TORCHPLACE_SOURCE="$root" ${torch_dir:+-DTorch_DIR="$torch_dir"} >"$scratch/fetch.log" 2>&1 ||
+  fail "configure with FetchContent (see $scratch/fetch.log)"
+cmake --build "$scratch/fetch" -j "$(nproc)" --target toy_scenarios toy_train >>"$scratch/fetch.log" 2>&1 ||
+  fail "build with FetchContent (see $scratch/fetch.log)"
+if cmake --build "$scratch/fetch" --target help | grep -q torchplace_harness_tests; then
+  fail "FetchContent brought the harness's own tests into the example"
+fi
+"$scratch/fetch/toy_scenarios" --gtest_brief=1 >&2 || fail "toy_scenarios built with FetchContent"
+step "ok: installed package builds the example, its gate passes, and fails without the fixes; FetchContent builds it too"

@@ -1,6 +1,6 @@
 // torchplace_message_probe OUT.json: makes the mistakes that fail the same way on a CPU-only
 // LibTorch of any version, and records each raw c10::Error message with the class a person
-// expects for it. The version matrix runs it in every column; ci/matrix/corpus.py turns the
+// expects for it. The version matrix runs it in every column; torchplace.matrix.corpus turns the
 // observations into harness/messages/corpus.json, whose test holds the classifier to them.
 // A device mismatch is provoked between the meta device and the CPU, which every build has
 // (index_select has no meta kernel in 1.13, and mm on meta+cpu is accepted there: both left out).

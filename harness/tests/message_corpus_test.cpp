@@ -1,6 +1,6 @@
 // Holds the classifier to two committed corpora:
 //  - harness/messages/corpus.json: messages observed per LibTorch version (grown by
-//    ci/matrix/corpus.py from version-matrix runs); every entry must classify to its class;
+//    torchplace.matrix.corpus from version-matrix runs); every entry must classify to its class;
 //  - harness/messages/near_misses.json: messages that resemble a family and are not its class
 //    (another backend's missing kernel, shape and index errors, a foreign archive); every entry
 //    must stay Unclassified.

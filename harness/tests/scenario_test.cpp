@@ -55,6 +55,13 @@ TEST(Scenario, CasesRefuseTwinsGapsAndASecondBehaviour) {
   EXPECT_THROW(cased.run(body), std::logic_error);
   EXPECT_THROW(cased.expect(fine), std::logic_error);
   EXPECT_THROW(Scenario("ran").run(body).cases("case", {{"a", body, fine}}), std::logic_error);
+  EXPECT_THROW(Scenario("expected").expect(fine).cases("case", {{"a", body, fine}}),
+               std::logic_error);
+  EXPECT_THROW(Scenario("empty").cases("case", {}), std::invalid_argument);
+  // A second axis of the same name would shadow the table's values.
+  EXPECT_THROW(Scenario("shadow").axis("case", {"a"}).cases("case", {{"a", body, fine}}),
+               std::invalid_argument);
+  EXPECT_THROW(Scenario("device").axis("device", {"cpu"}), std::invalid_argument);
 }
 
 TEST(Devices, CpuIsAlwaysListedAndCudaZeroEvenWhenAbsent) {

@@ -12,7 +12,7 @@ MISMATCH = "Expected all tensors to be on the same device, but found at least tw
 
 
 def observed_category(status, observed_class, expected_category):
-    """As harness/results.cpp: the status first, then what the cell observed and expected."""
+    """As harness/internal/results.cpp: the status first, then what the cell observed and expected."""
     if status != "pass":
         return "skipped" if status == "skip" else "failed"
     return "expected_error" if observed_class else expected_category

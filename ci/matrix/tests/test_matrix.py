@@ -26,7 +26,7 @@ EXPECTED_ERROR = dict(outcome="error", error_class="DeviceMismatch", expected="e
 
 def cell(cell_id, status="pass", outcome="success", error_class=None, message="",
          expected="success", expected_class=None, category=None):
-    """A results.json cell; its category, unless given, as harness/results.cpp derives it."""
+    """A results.json cell; its category, unless given, as harness/internal/results.cpp derives it."""
     axes = dict(part.split("=", 1) for part in cell_id.split("/")[1:-1])
     expected_category = "expected_error" if expected == "error" else "passed"
     if category is None:

@@ -1,5 +1,5 @@
 """Folds what a version matrix observed into the committed message corpus
-(harness/messages/corpus.json), which harness/message_corpus_test.cpp holds the classifier to.
+(harness/messages/corpus.json), which harness/tests/message_corpus_test.cpp holds the classifier to.
 
 Sources, per version column of MATRIX_OUT:
   <version>/messages.json  the message probe's observations (expected class set by the probe)

@@ -14,7 +14,7 @@ MAP_TENSORS = "harness/fixes/map_tensors.h"
 FOLLOW = "harness/fixes/follow_parameters.h"
 SCALER = "harness/fixes/grad_scaler.h"
 PREFETCHER = "harness/fixes/prefetcher.h"
-JUDGE = "harness/expected_error.cpp"
+JUDGE = "harness/internal/expected_error.cpp"
 LABELS = "scenarios/forgotten_labels.cpp"
 INDICES = "scenarios/cpu_indices.cpp"
 BUFFERS = "scenarios/unregistered_buffers.cpp"
@@ -114,7 +114,7 @@ MUTATIONS = [
     m("prefetcher_cpu_copies", PREFETCHER, "      return to_device(*batch, device_);",
       "      return map_tensors(*batch, [](const torch::Tensor& t) { return t.clone(); });",
       [(H, "Prefetcher.Cpu*")]),
-    # Expected errors scoped to the statement under test (harness/expected_error.cpp).
+    # Expected errors scoped to the statement under test (harness/internal/expected_error.cpp).
     # The archive rewriting reads a file that is not there: FileNotFound, raised while preparing,
     # the class the missing_file cell expects from its torch::load.
     m("error_while_preparing", CHECKPOINT,

@@ -2,7 +2,10 @@
 fix in a scratch copy of the tree; the tests it names are rebuilt and run, and at least one must
 fail. Before any mutation, the same tests must run (not skip) and pass on the unmutated copy.
 
-  python3 -m torchplace.mutation [--only NAME,...] [--list] [--scratch DIR] [--jobs N]
+  python3 -m torchplace.mutation [--only NAME,...] [--list | --check] [--scratch DIR] [--jobs N]
+
+--check only applies every mutation's text to its file in memory (no copy, no build): each file
+must exist and each text be found where it must; a full run starts with the same check.
 
 Exit codes: 0 every mutation was killed; 1 a mutation survived (named); 3 the check could not
 judge (a mutation that does not apply or does not compile, a kill set that selects no test or
@@ -113,6 +116,16 @@ def mutate_text(text, mutation):
     return text[:at] + mutation["new"] + text[at + len(mutation["old"]):]
 
 
+def check_texts(mutations):
+    """Every mutation applies to the tree as it is: its file exists and its text is found."""
+    for mutation in mutations:
+        path = ROOT / mutation["path"]
+        if not path.is_file():
+            raise CannotJudge(EXIT_ENV, f"{mutation['name']}: {mutation['path']} does not exist "
+                                        f"(moved? update torchplace/mutation/mutations.py)")
+        mutate_text(path.read_text(), mutation)
+
+
 def targets_of(mutations):
     return sorted({binary for mutation in mutations for binary, _ in mutation["kill"]})
 
@@ -158,6 +171,8 @@ def parse_args():
     parser = argparse.ArgumentParser(prog="python3 -m torchplace.mutation", description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated mutation names")
     parser.add_argument("--list", action="store_true", help="print the mutations and exit")
+    parser.add_argument("--check", action="store_true",
+                        help="check that every mutation applies to this tree, build nothing")
     parser.add_argument("--scratch", default=str(ROOT / "build" / "mutate"),
                         help="scratch folder (default build/mutate; kept between runs)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
@@ -209,6 +224,10 @@ def main():
         return EXIT_OK
     started = time.monotonic()
     try:
+        check_texts(mutations)
+        if args.check:
+            log(f"all {len(mutations)} mutation(s) apply to this tree")
+            return EXIT_OK
         survivors = check(mutations, Path(args.scratch).resolve(), args.jobs)
     except CannotJudge as error:
         print(f"mutate: cannot judge: {error}", file=sys.stderr)
