@@ -46,15 +46,20 @@ void note_sticky_error(const CellRecord& record) {
   }
 }
 
+// What the body raised: the outcome, the message without its backtrace, and its class.
+void record_error(CellRecord& record, const c10::Error& error) {
+  record.observed_outcome = "error";
+  record.message = error.what_without_backtrace();
+  record.observed_class = classify(record.message);
+}
+
 // The error must come from the body's cell.under_test(...) region (expected_error.h).
 void run_expecting_error(const Scenario& scenario, Cell& cell, CellRecord& record) {
   const ErrorClass wanted = record.expected.error_class;
   try {
     scenario.body()(cell);
   } catch (const c10::Error& error) {
-    record.observed_outcome = "error";
-    record.message = error.what_without_backtrace();
-    record.observed_class = classify(record.message);
+    record_error(record, error);
     if (const auto why = unexpected_error(record)) ADD_FAILURE() << *why;
     return;
   }
@@ -66,9 +71,7 @@ void run_expecting_success(const Scenario& scenario, Cell& cell, CellRecord& rec
   try {
     scenario.body()(cell);
   } catch (const c10::Error& error) {
-    record.observed_outcome = "error";
-    record.message = error.what_without_backtrace();
-    record.observed_class = classify(record.message);
+    record_error(record, error);
     ADD_FAILURE() << "expected success, but LibTorch raised " << name_of(*record.observed_class)
                   << "; raw message:\n"
                   << record.message;
