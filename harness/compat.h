@@ -18,10 +18,16 @@ namespace tp::compat {
 //   2.4+:       set_autocast_enabled(DeviceType, bool), set_autocast_dtype(DeviceType, dtype),
 //               is_autocast_enabled(DeviceType) (pytorch PR 124359); the old names still compile
 //               in 2.14 with a deprecation warning.
-// Only CPU and CUDA are supported here; other device types are refused.
+// CPU and CUDA everywhere; PrivateUse1 (tp::sim) from 2.4, where the device-type API reaches it.
+// Other device types are refused.
+inline bool autocast_supported(c10::DeviceType device_type) {
+  return device_type == c10::kCPU || device_type == c10::kCUDA ||
+         (TP_TORCH_AT_LEAST(2, 4) && device_type == c10::kPrivateUse1);
+}
+
 inline void set_autocast_enabled(c10::DeviceType device_type, bool enabled) {
-  TORCH_CHECK(device_type == c10::kCPU || device_type == c10::kCUDA,
-              "tp::compat autocast supports cpu and cuda, not ", device_type);
+  TORCH_CHECK(autocast_supported(device_type), "tp::compat autocast supports cpu, cuda",
+              TP_TORCH_AT_LEAST(2, 4) ? " and privateuseone" : "", ", not ", device_type);
 #if TP_TORCH_AT_LEAST(2, 4)
   at::autocast::set_autocast_enabled(device_type, enabled);
 #else
@@ -34,6 +40,7 @@ inline void set_autocast_enabled(c10::DeviceType device_type, bool enabled) {
 }
 
 inline bool autocast_enabled(c10::DeviceType device_type) {
+  TORCH_CHECK(autocast_supported(device_type), "tp::compat autocast: unsupported ", device_type);
 #if TP_TORCH_AT_LEAST(2, 4)
   return at::autocast::is_autocast_enabled(device_type);
 #else

@@ -2,9 +2,9 @@
 //   variant=targets_on_cpu  on CUDA, under fp16 autocast, targets left on the CPU still raise
 //                           DeviceMismatch; on the CPU the mistake is latent.
 //   variant=grad_scaler     the fix: everything on the device, autocast (bf16 on the CPU, fp16
-//                           on CUDA), loss scaling with tp::fixes::GradScaler; autocast outputs
+//                           on CUDA and sim:0), loss scaling with tp::fixes::GradScaler; autocast outputs
 //                           are in the low dtype on the cell's device, the first loss is close to
-//                           the fp32 reference, and the loss falls. On CUDA it starts at a scale
+//                           the fp32 reference, and the loss falls. In fp16 it starts at a scale
 //                           of 2^24, which overflows fp16: at least one step must be skipped and
 //                           the scale backed off. On the CPU (bf16 cannot overflow) it starts at
 //                           2^16 and the first step's gradients must be the fp32 reference's times
@@ -50,8 +50,9 @@ struct MlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(Mlp);
 
+// fp16 where autocast means fp16 (CUDA, and sim:0 with CUDA's cast policy); bf16 on the CPU.
 at::ScalarType low_dtype(const torch::Device& device) {
-  return device.is_cuda() ? torch::kHalf : torch::kBFloat16;
+  return device.is_cuda() || tp::sim::is_sim(device) ? torch::kHalf : torch::kBFloat16;
 }
 
 // One autocast forward; checks what autocast promises about its outputs.
@@ -107,7 +108,7 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
   const double reference_grad_norm = grad_norm(model);
 
   tp::fixes::GradScaler scaler(tp::fixes::GradScalerOptions{
-      cell.device().is_cuda() ? kOverflowingScale : kInitScale});
+      low_dtype(cell.device()) == torch::kHalf ? kOverflowingScale : kInitScale});
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
   std::vector<double> losses;
   int skipped_steps = 0;
@@ -122,7 +123,7 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
     scaler.update();
     losses.push_back(loss.item<double>());
   }
-  const double rtol = cell.device().is_cuda() ? kFp16Rtol : kBf16Rtol;
+  const double rtol = low_dtype(cell.device()) == torch::kHalf ? kFp16Rtol : kBf16Rtol;
   TP_EXPECT_CLOSE(torch::tensor(losses.front()), torch::tensor(reference_loss), rtol, kAtol);
   EXPECT_LT(losses.back(), losses.front()) << "the loss did not fall";
   EXPECT_LT(skipped_steps, kSteps) << "every step overflowed";
@@ -175,23 +176,27 @@ void run(tp::Cell& cell) {
 
 tp::Expect expectation(const tp::CellSpec& cell) {
   const std::string& variant = cell.axis("variant");
-  if (variant == "grad_scaler" && !cell.device().is_cuda()) {
+  if (variant == "grad_scaler" && low_dtype(cell.device()) != torch::kHalf) {
     return tp::Expect::unexercised("bf16 autocast never overflows: only scale() and unscale() are "
-                                   "checked here, not skipping and backing off (CUDA fp16 is)");
+                                   "checked here, not skipping and backing off (fp16 is)");
   }
   if (variant != "targets_on_cpu") return tp::Expect::success();
   return tp::cross_device_mistake(cell, "logits and targets already share a device")
       .naming("target");
 }
 
-// Autocast on sim:0 needs an autocast dispatch key for PrivateUse1 and a cast policy for it.
+// Autocast on sim:0 needs LibTorch 2.4+ (tp::sim registers CUDA's cast policy there);
+// fp16_underflow casts by hand and runs everywhere.
 std::optional<tp::Unmet> needs(const tp::CellSpec& cell) {
-  if (!tp::sim::is_sim(cell.device())) return std::nullopt;
+  if (!tp::sim::is_sim(cell.device()) || cell.axis("variant") == "fp16_underflow") {
+    return std::nullopt;
+  }
+  if (tp::compat::autocast_supported(c10::kPrivateUse1)) return std::nullopt;
 #if TP_TORCH_AT_LEAST(2, 0)
-  return tp::Unmet{tp::SkipCode::kNotOnSim, "sim:0: tp::sim registers no autocast cast policy "
-                                            "for PrivateUse1 yet (harness/sim/README.md)"};
+  return tp::Unmet{tp::SkipCode::kNotOnSim, "autocast on sim:0 needs LibTorch 2.4+: before it "
+                   "autocast switches exist for CPU and CUDA only (harness/sim/README.md)"};
 #else
-  return tp::Unmet{tp::SkipCode::kNotOnSim, "sim:0 needs LibTorch 2.x: 1.13 has no autocast "
+  return tp::Unmet{tp::SkipCode::kNotOnSim, "sim:0 needs LibTorch 2.4+: 1.13 has no autocast "
                    "dispatch key for PrivateUse1 (AutocastCPU, AutocastXPU and AutocastCUDA only)"};
 #endif
 }

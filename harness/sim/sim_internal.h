@@ -16,6 +16,8 @@ bool checks_enabled();
 
 // Kernels that must not go through the fallback: allocation, copies, views, storage.
 void register_kernels();
+// CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).
+void register_autocast();
 // Allocator, device guard, name and (2.x) hooks.
 void register_device();
 // The PrivateUse1 hooks interface (2.x; nothing before it existed).

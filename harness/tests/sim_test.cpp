@@ -138,4 +138,31 @@ TEST(Sim, SaveAndLoad) {
   EXPECT_TRUE(torch::equal(bias.cpu(), saved->bias.cpu()));
 }
 
+#if TP_TORCH_AT_LEAST(2, 4)
+// CUDA's autocast policy on sim:0: linear in fp16, log_softmax and the loss in fp32, and a CPU
+// target is neither cast nor let through.
+TEST(Sim, AutocastCastsLikeCuda) {
+  const torch::Device device = tp::sim::device();
+  torch::nn::Linear model(kFeatures, kClasses);
+  model->to(device);
+  const torch::Tensor input = torch::randn({4, kFeatures}).to(device);
+  const torch::Tensor target = torch::randint(kClasses, {4}, torch::kLong);
+  const tp::compat::AutocastGuard autocast(c10::kPrivateUse1, torch::kHalf);
+  const torch::Tensor logits = model(input);
+  EXPECT_EQ(logits.scalar_type(), torch::kHalf) << "linear was not autocast";
+  EXPECT_EQ(logits.device(), device);
+  const torch::Tensor log_probs = torch::log_softmax(logits, 1);
+  EXPECT_EQ(log_probs.scalar_type(), torch::kFloat) << "log_softmax is fp32 under CUDA's policy";
+  const std::string message = message_of([&] { torch::nll_loss(log_probs, target); });
+  EXPECT_NE(message.find("same device"), std::string::npos) << "'" << message << "'";
+  EXPECT_EQ(torch::nll_loss(log_probs, target.to(device)).scalar_type(), torch::kFloat);
+}
+#else
+// Before 2.4 autocast cannot be switched on for PrivateUse1: tp::compat refuses it.
+TEST(Sim, AutocastRefusedBefore2_4) {
+  EXPECT_FALSE(tp::compat::autocast_supported(c10::kPrivateUse1));
+  EXPECT_THROW(tp::compat::AutocastGuard guard(c10::kPrivateUse1, torch::kHalf), c10::Error);
+}
+#endif
+
 }  // namespace
