@@ -30,7 +30,9 @@ const std::vector<MessageFamily>& message_families() {
       {E::kBackendUnavailable, "seen 1.13.1, 2.6.0, 2.14.1", R"(^Could not run '[\w:.]+' with arguments from the 'CUDA' backend)"},
       {E::kBackendUnavailable, "seen 2.6.0, 2.14.1", R"(^Cannot access accelerator device when none is available)"},
       // pin_memory() with a registered PrivateUse1 backend (tp::sim) that has no pinned allocator.
+      // 2.14.1's wording, then 2.6.0's (the hooks' default getPinnedMemoryAllocator).
       {E::kBackendUnavailable, "seen 2.14.1", R"(^You should register `PrivateUse1HooksInterface` ?by `RegisterPrivateUse1HooksInterface` and implement `getPinnedMemoryAllocator`)"},
+      {E::kBackendUnavailable, "seen 2.6.0", R"(^You should register `PrivateUse1HooksInterface` for PrivateUse1 before call `getPinnedMemoryAllocator`)"},
       // A CUDA build on a host without a usable GPU: c10/cuda/CUDAFunctions.cpp device_count_impl
       // (cudaErrorInsufficientDriver, cudaErrorInitializationError) and
       // device_count_ensure_non_zero, 1.x-2.x (pytorch issue 131117 shows the second on 2.x).

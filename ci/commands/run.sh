@@ -6,11 +6,12 @@
 #   DIR/results.json         one record per cell, with the fingerprint
 #   DIR/scenarios-junit.xml  the same cells as JUnit
 #   DIR/bench.json           the benchmarks (Google Benchmark JSON, every repetition kept)
+#   DIR/run.json             what each step did: status, exit, seconds (torchplace.run/1)
 #   DIR/index.html, DIR/summary.md, DIR/*.png   the report (python3 -m torchplace.report)
 # These files from an earlier run into DIR are deleted first (other files in DIR are kept).
 # Benchmarks: TORCHPLACE_BENCH_REPETITIONS (default 5) repetitions of TORCHPLACE_BENCH_MIN_TIME
-# seconds (default 0.1) each: about 1.5 minutes on a 2-core CPU-only host; TORCHPLACE_BENCH_FILTER
-# (a --benchmark_filter regex) runs only some of them.
+# seconds (default 0.1; Google Benchmark 1.8+ also takes 0.1s) each: about 1.5 minutes on a
+# 2-core CPU-only host; TORCHPLACE_BENCH_FILTER (a --benchmark_filter regex) runs only some.
 readonly TP_RUN_USAGE="usage: torchplace run [--out DIR] [--suite BIN [--bench BIN]] [--no-install]"
 
 cmd_run() {
@@ -38,25 +39,46 @@ cmd_run() {
   local repetitions=${TORCHPLACE_BENCH_REPETITIONS:-5} min_time=${TORCHPLACE_BENCH_MIN_TIME:-0.1}
   [[ "$repetitions" =~ ^[1-9][0-9]*$ ]] || tp_die $TP_EXIT_USAGE \
     "TORCHPLACE_BENCH_REPETITIONS must be a whole number >= 1, got '$repetitions'"
-  [[ "$min_time" =~ ^[0-9]*\.?[0-9]+$ ]] || tp_die $TP_EXIT_USAGE \
-    "TORCHPLACE_BENCH_MIN_TIME must be a number of seconds, got '$min_time'"
+  [[ "$min_time" =~ ^[0-9]*\.?[0-9]+s?$ ]] || tp_die $TP_EXIT_USAGE \
+    "TORCHPLACE_BENCH_MIN_TIME must be a number of seconds (Google Benchmark 1.8+: with an s), got '$min_time'"
   mkdir -p "$out" || tp_die $TP_EXIT_ENV "cannot create $out"
   out=$(cd "$out" && pwd)
   remove_earlier_output "$out"
+  local record=$out/run.json start=$SECONDS
   if [[ -z "$suite" ]]; then
     tp_ensure_deps
     tp_build
+    tp_record "$record" build status=ok seconds=$((SECONDS - start))
     suite="$(tp_build_dir)/scenarios/torchplace_scenarios"
     bench="$(tp_build_dir)/scenarios/torchplace_bench"
   fi
   local scenario_status=0 bench_status=0 report_status=0
+  start=$SECONDS
   run_scenarios "$suite" "$out" || scenario_status=$?
+  tp_record "$record" scenarios status="$(scenario_verdict "$out" $scenario_status)" \
+    exit=$scenario_status seconds=$((SECONDS - start))
   if [[ -n "$bench" ]]; then
+    start=$SECONDS
     run_benchmarks "$bench" "$out" "$repetitions" "$min_time" || bench_status=$?
+    tp_record "$record" bench status="$( ((bench_status == 0)) && echo ran || echo failed)" \
+      exit=$bench_status seconds=$((SECONDS - start))
+  else
+    tp_record "$record" bench status=absent
   fi
   render_report "$out" || report_status=$?
+  tp_record "$record" report status="$( ((report_status == 0)) && echo ok || echo failed)"
   ((scenario_status == 0 && bench_status == 0 && report_status == 0)) && return $TP_EXIT_OK
   return $TP_EXIT_FAIL
+}
+
+# scenario_verdict <out dir> <exit>: the scenarios step's status in run.json. The suite's own
+# verdicts are 0 (every cell passed) and 1 (a cell failed); any other exit is a crash.
+scenario_verdict() {
+  if [[ ! -f "$1/results.json" ]]; then echo no_results
+  elif (($2 == 0)); then echo ok
+  elif (($2 == 1)); then echo cells_failed
+  else echo crashed
+  fi
 }
 
 # run_scenarios <suite> <out dir>: every cell on every device here, into results.json.
@@ -77,7 +99,8 @@ run_scenarios() {
 # job writes), so a crash or a failed step of this run never leaves an old file shown as current.
 remove_earlier_output() {
   local out=$1 name
-  local names="results.json scenarios-junit.xml bench.json bench.json.partial index.html summary.md"
+  local names="results.json scenarios-junit.xml bench.json bench.json.partial index.html summary.md
+    run.json"
   for name in $names; do
     rm -f -- "${out:?}/$name" || tp_die $TP_EXIT_ENV "cannot remove the earlier $out/$name"
   done

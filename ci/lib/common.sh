@@ -92,6 +92,16 @@ tp_build() {
   cmake --build "$build_dir" -j "$(nproc)" >&2 || tp_die $TP_EXIT_BUILD "build failed (the first error is above)"
 }
 
+# tp_record <run.json> <step> status=VALUE [KEY=VALUE ...]: merges one step into the run record
+# (python3 -m torchplace.run_record; any python3 will do). A step it cannot record is logged:
+# readers of the record then find the step missing, which they count as not done.
+tp_record() {
+  local python
+  python=$(command -v "${TORCHPLACE_PYTHON:-python3}" || command -v /usr/bin/python3) ||
+    { tp_log "no python3: step $2 not recorded in $1"; return 0; }
+  "$python" -m torchplace.run_record "$@" || tp_log "could not record step $2 in $1"
+}
+
 # A Python with matplotlib and scipy, or nothing.
 tp_python() {
   local candidate

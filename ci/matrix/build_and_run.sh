@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# One column of the version matrix: configure, build and run the suite against the LibTorch found
-# here (the host's, or a Debian root's when run inside it by chroot). Writes into OUT:
-#   status         ok | build_failed | run_failed (| compiled, with TP_MATRIX_COMPILE_ONLY=1)
+# One column of the version matrix: configure and build the suite (CMake preset "ci") against the
+# LibTorch found here (the host's, or a Debian root's when run inside it by chroot), then run it
+# the one way the suite is run: `ci/torchplace run --suite ... --bench ... --out OUT`. Writes
+# into OUT:
+#   run.json       what each step did (torchplace.run/1): build (ok | failed | compiled, seconds),
+#                  scenarios (ok | cells_failed | crashed | no_results, exit, seconds), bench,
+#                  report, probe; the matrix merge reads only this and results.json
 #   build.log      configure + build output (its first "error:" line becomes the column's first_error)
-#   results.json   the scenario results (--torchplace_results)
-#   bench.json     a short benchmark pass, when torchplace_bench exists
+#   results.json, scenarios-junit.xml, bench.json, index.html, summary.md   as `run` writes them
 #   messages.json  the message probe's observations (torchplace_message_probe)
-#   run.log        the scenario and benchmark output
-#   timings.env    build= run= seconds, scenarios_exit=, bench=ran|absent|failed
+#   run.log        the output of the run and the probe
 # usage: build_and_run.sh <source dir> <build dir> <out dir>
 # Environment: TP_MATRIX_COMPILE_ONLY=1 stops after the build; TP_MATRIX_CMAKE_ARGS adds -D options;
 # TP_MATRIX_TARGETS limits the build to those targets (default: the whole suite).
 set -uo pipefail
 source_dir=$1 build_dir=$2 out=$3
+# shellcheck source=../lib/common.sh
+source "$source_dir/ci/lib/common.sh" || exit 3
 mkdir -p "$out" || exit 3
-: >"$out/timings.env"
-note() { echo "$1" >>"$out/timings.env"; }
+rm -f "$out/run.json"
+record=$out/run.json
 
 start=$SECONDS
 unset Torch_DIR CMAKE_PREFIX_PATH # the distribution's LibTorch, nothing else
@@ -34,46 +38,38 @@ build_targets() {
     cmake --build "$build_dir" -j "$(nproc)" $(build_targets)
 } >"$out/build.log" 2>&1
 build_status=$?
-note "build=$((SECONDS - start))"
+build_seconds=$((SECONDS - start))
 if ((build_status != 0)); then
-  echo build_failed >"$out/status"
+  tp_record "$record" build status=failed seconds=$build_seconds
   exit 0
 fi
 if [[ "${TP_MATRIX_COMPILE_ONLY:-0}" == 1 ]]; then
-  echo compiled >"$out/status"
+  tp_record "$record" build status=compiled seconds=$build_seconds
   exit 0
-fi
-
-start=$SECONDS
-scenarios=$build_dir/scenarios/torchplace_scenarios
-"$scenarios" --torchplace_results="$out/results.json" --gtest_output="xml:$out/scenarios-junit.xml" \
-  >"$out/run.log" 2>&1
-note "scenarios_exit=$?"
-
-# The raw messages of the CPU-observable mistakes (ci/matrix/message_probe.cpp).
-probe=$build_dir/ci/torchplace_message_probe
-if [[ -x "$probe" ]]; then
-  "$probe" "$out/messages.json" >>"$out/run.log" 2>&1
-  note "probe_exit=$?"
 fi
 
 # A short benchmark pass: one repetition, ~10 ms per benchmark. Google Benchmark < 1.8 takes a
 # bare number of seconds for --benchmark_min_time, 1.8+ wants a unit.
-bench=$(find "$build_dir" -name torchplace_bench -type f -perm -u+x | head -n 1)
-if [[ -z "$bench" ]]; then
-  note "bench=absent"
-else
-  min_time=0.01s
-  grep -Eq 'Google Benchmark 1\.[0-7]\.' "$out/build.log" && min_time=0.01
-  if "$bench" --benchmark_min_time=$min_time --benchmark_repetitions=1 \
-    --benchmark_format=json --benchmark_out="$out/bench.json" >>"$out/run.log" 2>&1; then
-    note "bench=ran"
-  else
-    note "bench=failed"
-  fi
-fi
-note "run=$((SECONDS - start))"
+min_time=0.01s
+grep -Eq 'Google Benchmark 1\.[0-7]\.' "$out/build.log" && min_time=0.01
+bench=$build_dir/scenarios/torchplace_bench
+bench_args=()
+[[ -x "$bench" ]] && bench_args=(--bench "$bench")
+# `run` starts a fresh run.json; the build step is added after it. Its exit (1: a cell failed) is
+# in run.json's steps, which the merge judges.
+TORCHPLACE_BENCH_REPETITIONS=1 TORCHPLACE_BENCH_MIN_TIME=$min_time TORCHPLACE_NO_INSTALL=1 \
+  "$source_dir/ci/torchplace" run --suite "$build_dir/scenarios/torchplace_scenarios" \
+  "${bench_args[@]}" --out "$out" >"$out/run.log" 2>&1
+tp_record "$record" build status=ok seconds=$build_seconds
+((${#bench_args[@]})) || tp_record "$record" bench status=absent \
+  note="torchplace_bench not built in this tree: benchmark pass skipped"
 
-# The scenario binary exits 1 when a cell fails: that is a result, not a failed run. No results
-# file (a crash, a missing binary) is a failed run.
-if [[ -s "$out/results.json" ]]; then echo ok >"$out/status"; else echo run_failed >"$out/status"; fi
+# The raw messages of the CPU-observable mistakes (ci/matrix/message_probe.cpp).
+probe=$build_dir/ci/torchplace_message_probe
+if [[ -x "$probe" ]]; then
+  probe_status=0
+  "$probe" "$out/messages.json" >>"$out/run.log" 2>&1 || probe_status=$?
+  tp_record "$record" probe status="$( ((probe_status == 0)) && echo ok || echo failed)" \
+    exit=$probe_status
+fi
+exit 0

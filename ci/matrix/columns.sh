@@ -30,6 +30,11 @@ tp_matrix_root_label() { # <version>
   if tp_matrix_on_host "$1"; then echo "host-${TP_MATRIX_SUITES[$1]}"; else echo "${TP_MATRIX_SUITES[$1]}"; fi
 }
 
+# The column's status as the merge reads it from its run.json, for the log.
+tp_matrix_column_status() { # <column dir>
+  python3 -m torchplace.matrix.merge --status "$1" || echo "unknown (its run.json is unreadable)"
+}
+
 tp_matrix_release_sources() {
   local root
   for root in "${TP_MATRIX_BOUND_ROOTS[@]}"; do
@@ -47,13 +52,14 @@ tp_matrix_column() { # <version> <out>
     tp_log "matrix: LibTorch $version on the host"
     local start=$SECONDS
     tp_ensure_deps
-    printf 'root=0\nroot_cached=1\ninstall=%s\n' $((SECONDS - start)) >"$column/prepare.env"
+    TP_MATRIX_PREPARED=(status=ok root_cached=1 root_seconds=0 install_seconds=$((SECONDS - start)))
     "$TP_ROOT/ci/matrix/build_and_run.sh" "$TP_ROOT" "$(tp_build_dir)" "$column"
+    tp_record "$column/run.json" prepare "${TP_MATRIX_PREPARED[@]}"
   else
     tp_matrix_column_in_root "$version" "$column" "${TP_MATRIX_SUITES[$version]}" main \
       "$TP_APT_PACKAGES" 0
   fi
-  tp_log "matrix: LibTorch $version: $(cat "$column/status")"
+  tp_log "matrix: LibTorch $version: $(tp_matrix_column_status "$column")"
 }
 
 # Prepares the cached root, checks that its libtorch-dev is <version>, and runs
@@ -64,7 +70,7 @@ tp_matrix_column_in_root() { # <version> <column dir> <suite> <components> <pack
   root=$(tp_matrix_roots_dir)/$suite
   [[ "$components" == main ]] || { root+=-cuda; package=libtorch-cuda-dev; }
   tp_log "matrix: LibTorch $version in the $suite root $root"
-  tp_matrix_prepare_root "$root" "$suite" "$packages" "$components" "$column/prepare.env" "$lenient"
+  tp_matrix_prepare_root "$root" "$suite" "$packages" "$components" "$lenient"
   local found
   found=$(tp_matrix_libtorch_version "$root" "$package")
   [[ "$found" == "$version"[+-]* ]] ||
@@ -77,6 +83,7 @@ tp_matrix_column_in_root() { # <version> <column dir> <suite> <components> <pack
     TP_MATRIX_CMAKE_ARGS="${TP_MATRIX_CMAKE_ARGS:-}" TP_MATRIX_TARGETS="${TP_MATRIX_TARGETS:-}" \
     /src/ci/matrix/build_and_run.sh /src "/build/torchplace-$label" "/out/$label"
   cp -a "$root/out/$label/." "$column/" || tp_die $TP_EXIT_ENV "matrix: cannot copy $root/out/$label"
+  tp_record "$column/run.json" prepare "${TP_MATRIX_PREPARED[@]}"
   tp_matrix_release_sources
 }
 
@@ -92,5 +99,5 @@ tp_matrix_cuda_column() { # <out>
 -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST" \
     tp_matrix_column_in_root 2.6.0 "$column" trixie "main contrib non-free" \
     "$TP_MATRIX_CUDA_PACKAGES" 1
-  tp_log "matrix: CUDA compile-only cell: $(cat "$column/status")"
+  tp_log "matrix: CUDA compile-only cell: $(tp_matrix_column_status "$column")"
 }

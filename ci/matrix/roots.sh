@@ -86,25 +86,24 @@ tp_matrix_libtorch_version() { # <root, or "" for the host> [package]
   return 0
 }
 
-# Makes (or reuses) the cached root of <suite>, mounts /proc, installs <packages>; appends the
-# seconds spent to <timings file> as root= and install= lines.
-tp_matrix_prepare_root() { # <root> <suite> <packages> <components> <timings file> [lenient]
-  local root=$1 suite=$2 packages=$3 components=$4 timings=$5 lenient=${6:-0} start=$SECONDS
+# Makes (or reuses) the cached root of <suite>, mounts /proc, installs <packages>; sets
+# TP_MATRIX_PREPARED to the prepare step's fields for the column's run.json (seconds spent).
+tp_matrix_prepare_root() { # <root> <suite> <packages> <components> [lenient]
+  local root=$1 suite=$2 packages=$3 components=$4 lenient=${5:-0} start=$SECONDS cached=1
   if [[ ! -d "$root" || "${TORCHPLACE_MATRIX_FRESH:-0}" == 1 ]]; then
     tp_matrix_umount_all "$root"
     # Never delete through a mount (a bound source tree would go with it).
     ! grep -q " $root/" /proc/mounts || tp_die $TP_EXIT_ENV "matrix: $root still has mounts; unmount them first"
     rm -rf "$root"
     tp_matrix_create_root "$root" "$suite" "$(tp_matrix_mirror)" "$components"
-    echo "root_cached=0" >>"$timings"
-  else
-    echo "root_cached=1" >>"$timings"
+    cached=0
   fi
-  echo "root=$((SECONDS - start))" >>"$timings"
+  local root_seconds=$((SECONDS - start))
   tp_matrix_mount_proc "$root"
   start=$SECONDS
   tp_matrix_install "$root" "$packages" "$lenient"
-  echo "install=$((SECONDS - start))" >>"$timings"
+  TP_MATRIX_PREPARED=(status=ok root_cached=$cached root_seconds=$root_seconds
+    install_seconds=$((SECONDS - start)))
 }
 
 # Binds the source tree read-only at ROOT/src for one run.

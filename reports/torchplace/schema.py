@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 RESULTS_SCHEMA = "torchplace.results/1"
 MATRIX_SCHEMA = "torchplace.matrix/1"
+RUN_SCHEMA = "torchplace.run/1"  # what a run did, step by step (torchplace.run_record)
 SKIP_PREFIX = "skip: "  # Google Benchmark < 1.8 has no SkipWithMessage
 
 
@@ -129,6 +130,19 @@ def load_results(path):
         check_category(cell["category"], where)
         require(cell["expected"], ("category",), f"{where}.expected")
         check_category(cell["expected"]["category"], f"{where}.expected")
+    return doc
+
+
+def load_run(path):
+    """A run record (schema torchplace.run/1): {"schema", "steps": {step: {"status", ...}}}."""
+    doc = load_json(path, "run record")
+    require(doc, ("schema", "steps"), path)
+    if doc["schema"] != RUN_SCHEMA:
+        raise InputError(f"{path}: schema is {doc['schema']!r}, expected {RUN_SCHEMA!r}")
+    if not isinstance(doc["steps"], dict):
+        raise InputError(f"{path}: steps must be an object, found {type(doc['steps']).__name__}")
+    for name, step in doc["steps"].items():
+        require(step, ("status",), f"{path}: steps.{name}")
     return doc
 
 

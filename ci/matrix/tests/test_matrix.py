@@ -8,6 +8,7 @@ import sys
 import tempfile
 import unittest
 
+from torchplace import run_record
 from torchplace.matrix import corpus, gate, merge
 from torchplace.matrix.summary import render
 
@@ -40,16 +41,26 @@ def cell(cell_id, status="pass", outcome="success", error_class=None, message=""
             "reason": "" if status == "pass" else "loss did not fall"}
 
 
-def write_column(out, version, status, cells=(), build_log="",
-                 timings="build=10\nscenarios_exit=0\nrun=2\n"):
+NO_EXIT = object()  # a scenarios step that recorded no exit
+
+
+def write_column(out, version, status, cells=(), build_log="", scenarios_exit=0):
+    """A column as build_and_run.sh leaves it: run.json (torchplace.run/1), build.log and, when
+    the scenarios ran, results.json. status: ok, build_failed, compiled or run_failed."""
     column = os.path.join(out, version)
     os.makedirs(column)
-    with open(os.path.join(column, "status"), "w") as handle:
-        handle.write(status + "\n")
-    with open(os.path.join(column, "timings.env"), "w") as handle:
-        handle.write(timings)
-    with open(os.path.join(column, "prepare.env"), "w") as handle:
-        handle.write("root=31\nroot_cached=0\ninstall=55\n")
+    steps = {"prepare": {"status": "ok", "root_cached": False, "root_seconds": 31,
+                         "install_seconds": 55}}
+    build = {"build_failed": "failed", "compiled": "compiled"}.get(status, "ok")
+    steps["build"] = {"status": build, "seconds": 10}
+    if build == "ok":
+        scenarios = {"status": "ok" if status == "ok" else "no_results", "seconds": 2}
+        if scenarios_exit is not NO_EXIT:
+            scenarios["exit"] = scenarios_exit
+        steps["scenarios"] = scenarios
+        steps["bench"] = {"status": "absent", "note": "no torchplace_bench"}
+    with open(os.path.join(column, "run.json"), "w") as handle:
+        json.dump({"schema": "torchplace.run/1", "steps": steps}, handle)
     with open(os.path.join(column, "build.log"), "w") as handle:
         handle.write(build_log)
     if status == "ok":
@@ -79,7 +90,7 @@ class MergeTest(unittest.TestCase):
         self.assertEqual(matrix["differences"], [
             {"id": BROKEN, "kind": "message", "versions": {"1.13.1": old_text, "2.14.1": new_text}}])
         self.assertEqual(matrix["versions"][1]["timings_s"],
-                         {"root": 31.0, "install": 55.0, "build": 10.0, "run": 2.0})
+                         {"root": 31, "install": 55, "build": 10, "run": 2})
 
     def test_build_failure_shows_first_compiler_error_and_others_still_report(self):
         log = "[ 10%] Building\n/src/a.cpp:3:1: error: 'foo' was not declared\n/src/b.cpp:9: error: second\n"
@@ -120,18 +131,16 @@ class MergeTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.out, "matrix.json")))
 
     def test_crashed_scenario_binary_makes_the_column_not_ok(self):
-        for code, words in (("139", "11 would be the signal"), ("3", "exited 3"), (None, "no scenarios_exit")):
+        for code, words in ((139, "11 would be the signal"), (3, "exited 3"), (NO_EXIT, "has no exit")):
             with self.subTest(scenarios_exit=code), tempfile.TemporaryDirectory() as out:
-                timings = "build=10\n" + (f"scenarios_exit={code}\n" if code else "")
-                write_column(out, "1.13.1", "ok", [cell(FIX)], timings=timings)
+                write_column(out, "1.13.1", "ok", [cell(FIX)], scenarios_exit=code)
                 column = merge.merge(out, [("1.13.1", "host-bookworm")])["versions"][0]
                 self.assertEqual(column["status"], "run_crashed")
                 self.assertIn(words, column["problem"])
                 self.assertEqual(merge.merge(out, [("1.13.1", "h")])["cells"][0]["id"], FIX)
 
     def test_scenario_exit_1_is_a_verdict_not_a_crash(self):
-        write_column(self.out, "1.13.1", "ok", [cell(FIX, status="fail")],
-                     timings="scenarios_exit=1\n")
+        write_column(self.out, "1.13.1", "ok", [cell(FIX, status="fail")], scenarios_exit=1)
         self.assertEqual(merge.merge(self.out, [("1.13.1", "h")])["versions"][0]["status"], "ok")
 
     def test_column_lacking_cells_of_another_is_incomplete(self):
@@ -217,7 +226,7 @@ class GateTest(unittest.TestCase):
         self.assertEqual(verdict["verdict"], "fail")
 
     def test_crashed_old_column_fails_the_gate(self):
-        write_column(self.out, "1.13.1", "ok", [cell(FIX)], timings="scenarios_exit=134\n")
+        write_column(self.out, "1.13.1", "ok", [cell(FIX)], scenarios_exit=134)
         write_column(self.out, "2.14.1", "ok", [cell(FIX)])
         verdict = gate.gate(merge.merge(self.out, [("1.13.1", "h"), ("2.14.1", "sid")]))
         self.assertEqual(verdict["verdict"], "fail")
@@ -350,6 +359,82 @@ class ComparableTest(unittest.TestCase):
     def test_a_path_outside_the_temporary_folder_still_shows(self):
         self.assertNotEqual(merge.comparable("file path: /data/a.pt"),
                             merge.comparable("file path: /data/b.pt"))
+
+
+class RunRecordTest(unittest.TestCase):
+    """run.json, the one file a column writes about its steps (torchplace.run_record)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.path = os.path.join(self.tmp.name, "run.json")
+
+    def record(self, *args):
+        return subprocess.run([sys.executable, "-m", "torchplace.run_record", self.path, *args],
+                              capture_output=True, text=True)
+
+    def test_steps_merge_with_typed_values(self):
+        self.assertEqual(self.record("build", "status=ok", "seconds=12").returncode, 0)
+        self.assertEqual(self.record("scenarios", "status=crashed", "exit=139", "seconds=1.5",
+                                     "cached=true", "note=a b").returncode, 0)
+        with open(self.path) as handle:
+            doc = json.load(handle)
+        self.assertEqual(doc, {"schema": "torchplace.run/1", "steps": {
+            "build": {"status": "ok", "seconds": 12},
+            "scenarios": {"status": "crashed", "exit": 139, "seconds": 1.5, "cached": True,
+                          "note": "a b"}}})
+
+    def test_bad_arguments_exit_64_and_write_nothing(self):
+        for args in (["build", "seconds=1"], ["build", "status"], ["Build", "status=ok"], ["x"]):
+            with self.subTest(args=args):
+                self.assertEqual(self.record(*args).returncode, 64)
+                self.assertFalse(os.path.exists(self.path))
+
+    def test_a_file_of_another_kind_is_left_as_it_is(self):
+        with open(self.path, "w") as handle:
+            handle.write('{"schema": "torchplace.results/1", "cells": []}')
+        run = self.record("build", "status=ok")
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertIn("run.json: missing field(s) steps", run.stderr)
+        with open(self.path) as handle:
+            self.assertIn("results/1", handle.read())
+
+    def test_parse_fields_needs_a_status(self):
+        with self.assertRaises(ValueError):
+            run_record.parse_fields(["seconds=3"])
+
+
+class ColumnStatusTest(unittest.TestCase):
+    """A column's status comes from its run.json; what it lacks is not ok."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.out = self.tmp.name
+
+    def test_no_results_is_run_failed(self):
+        write_column(self.out, "1.13.1", "run_failed")
+        entry = merge.merge(self.out, [("1.13.1", "h")])["versions"][0]
+        self.assertEqual(entry["status"], "run_failed")
+
+    def test_no_run_record_is_run_failed_even_with_results(self):
+        write_column(self.out, "1.13.1", "ok", [cell(FIX)])
+        os.unlink(os.path.join(self.out, "1.13.1", "run.json"))
+        self.assertEqual(merge.merge(self.out, [("1.13.1", "h")])["versions"][0]["status"],
+                         "run_failed")
+
+    def test_malformed_run_record_exits_3(self):
+        write_column(self.out, "1.13.1", "ok", [cell(FIX)])
+        with open(os.path.join(self.out, "1.13.1", "run.json"), "w") as handle:
+            handle.write('{"schema": "torchplace.run/1", "steps": {"build": {"seconds": 3}}}')
+        run = command("merge", self.out, "1.13.1=h")
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertIn("steps.build: missing field(s) status", run.stderr)
+
+    def test_status_of_one_column(self):
+        write_column(self.out, "2.6.0", "compiled")
+        run = command("merge", "--status", os.path.join(self.out, "2.6.0"))
+        self.assertEqual((run.returncode, run.stdout.strip()), (0, "compiled"), run.stderr)
 
 
 if __name__ == "__main__":

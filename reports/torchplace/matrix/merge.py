@@ -1,13 +1,15 @@
 """Merges the version matrix's columns (OUT/<version>/, written by ci/matrix/build_and_run.sh)
 into OUT/matrix.json (schema torchplace.matrix/1) and a plain-text summary OUT/matrix.md.
 
-A column's status is build_and_run.sh's (ok, build_failed, run_failed, compiled), made stricter
-here: an "ok" column whose scenario binary exited with neither 0 nor 1 (a crash, a signal; or no
-scenarios_exit at all) is "run_crashed", and one that lacks cells another column has is
-"run_incomplete". Both keep their results, so the cells they did finish still show.
+A column's status comes from its run.json (schema torchplace.run/1): build_failed, compiled
+(--cuda-compile), run_failed (no scenarios step or no results.json), run_crashed (the scenario
+binary exited with neither 0 nor 1: a crash, a signal, or no exit recorded) or ok; an ok column
+that lacks cells another column has is "run_incomplete". Crashed and incomplete columns keep
+their results, so the cells they did finish still show.
 
 usage: python3 -m torchplace.matrix.merge OUT VERSION=ROOT [VERSION=ROOT ...]   (oldest first)
-exit: 0 written, 64 bad arguments, 3 a column's results.json unreadable or malformed
+       python3 -m torchplace.matrix.merge --status COLUMN_DIR   (prints one column's status)
+exit: 0 written, 64 bad arguments, 3 a column's run.json or results.json unreadable or malformed
 """
 import json
 import os
@@ -49,16 +51,6 @@ def read_text(path):
         return ""
 
 
-def read_env(path):
-    """key=value lines (timings.env) into a dict; numbers become floats."""
-    values = {}
-    for line in read_text(path).splitlines():
-        key, _, value = line.partition("=")
-        if key:
-            values[key] = float(value) if re.fullmatch(r"-?\d+(\.\d+)?", value) else value
-    return values
-
-
 def first_error(build_log):
     for line in build_log.splitlines():
         if FIRST_ERROR.search(line):
@@ -66,18 +58,36 @@ def first_error(build_log):
     return None
 
 
+def load_run_record(column_dir):
+    """The column's run.json steps ({} when the column wrote none: it did not get to build)."""
+    path = os.path.join(column_dir, "run.json")
+    return data.load_run(path)["steps"] if os.path.exists(path) else {}
+
+
+def column_status(steps, results_exist):
+    """ok, build_failed, compiled (--cuda-compile), run_failed (no results) or run_crashed (the
+    scenario binary exited with neither 0 nor 1): the column's status from its run record."""
+    build = steps.get("build", {}).get("status")
+    if build in ("failed", "compiled"):
+        return "build_failed" if build == "failed" else "compiled"
+    scenarios = steps.get("scenarios")
+    if build != "ok" or scenarios is None or not results_exist:
+        return "run_failed"
+    return "ok" if scenarios.get("exit") in (0, 1) else "run_crashed"
+
+
 def load_column(out_dir, version, root):
     """The version's entry of matrix.json and its results (or None when it did not run)."""
     column_dir = os.path.join(out_dir, version)
-    status = read_text(os.path.join(column_dir, "status")).strip() or "run_failed"
-    env = {**read_env(os.path.join(column_dir, "prepare.env")),
-           **read_env(os.path.join(column_dir, "timings.env"))}
+    steps = load_run_record(column_dir)
     results_path = os.path.join(column_dir, "results.json")
-    results = None
-    if status == "ok":
-        results = load_column_results(results_path)
-        if env.get("scenarios_exit") not in (0, 1):  # 0 all passed, 1 a cell failed
-            status = "run_crashed"
+    status = column_status(steps, os.path.exists(results_path))
+    results = load_column_results(results_path) if status in ("ok", "run_crashed") else None
+    prepare, build = steps.get("prepare", {}), steps.get("build", {})
+    run_seconds = sum(steps.get(name, {}).get("seconds", 0) for name in ("scenarios", "bench"))
+    timings = {"root": prepare.get("root_seconds"), "install": prepare.get("install_seconds"),
+               "build": build.get("seconds"), "run": run_seconds if "scenarios" in steps else None}
+    bench = steps.get("bench", {})
     entry = {
         "version": version,
         "root": root,
@@ -86,21 +96,21 @@ def load_column(out_dir, version, root):
         if status in ("build_failed", "compiled") else None,
         "results": f"{version}/results.json" if results else None,
         "fingerprint": results["fingerprint"] if results else None,
-        "timings_s": {key: env[key] for key in ("root", "install", "build", "run") if key in env},
-        "root_cached": bool(env.get("root_cached", 0)),
-        "scenarios_exit": env.get("scenarios_exit"),
-        "problem": crash_problem(env) if status == "run_crashed" else None,
-        "bench": env.get("bench", "absent"),
+        "timings_s": {key: value for key, value in timings.items() if value is not None},
+        "root_cached": bool(prepare.get("root_cached", 0)),
+        "scenarios_exit": steps.get("scenarios", {}).get("exit"),
+        "problem": crash_problem(steps) if status == "run_crashed" else None,
+        "bench": bench.get("status", "absent"),
     }
-    if env.get("bench") == "absent":
-        entry["bench_note"] = "torchplace_bench not built in this tree: benchmark pass skipped"
+    if entry["bench"] == "absent":
+        entry["bench_note"] = bench.get("note", "no benchmark pass in this column")
     return entry, results
 
 
-def crash_problem(env):
-    code = env.get("scenarios_exit")
+def crash_problem(steps):
+    code = steps["scenarios"].get("exit")
     if code is None:
-        return "timings.env has no scenarios_exit: the scenario binary's exit is unknown"
+        return "run.json's scenarios step has no exit: the scenario binary's exit is unknown"
     return (f"the scenario binary exited {code:g} (0 and 1 are its only verdicts; "
             f"{code - 128:g} would be the signal)" if code > 128 else
             f"the scenario binary exited {code:g} (0 and 1 are its only verdicts)")
@@ -192,6 +202,14 @@ def merge(out_dir, version_roots):
 
 
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--status":
+        try:
+            steps = load_run_record(argv[2])
+        except data.InputError as error:
+            print(f"matrix merge: bad input: {error}", file=sys.stderr)
+            return data.EXIT_INPUT
+        print(column_status(steps, os.path.exists(os.path.join(argv[2], "results.json"))))
+        return data.EXIT_OK
     if len(argv) < 3 or not all("=" in arg for arg in argv[2:]):
         print(__doc__, file=sys.stderr)
         return data.EXIT_USAGE

@@ -58,11 +58,13 @@ def sync_tree(tree):
 
 
 def configure(tree, build):
-    """The dev preset's build (RelWithDebInfo) with ccache where present: the same relative paths
-    as a worktree's build/dev, so that unchanged files are cache hits."""
+    """The dev preset (RelWithDebInfo) with ccache where present: the same relative paths
+    as a worktree's build/dev, so that unchanged files are cache hits. Without unity builds: a
+    mutant then recompiles the files that include what it changed, not a whole batch of them."""
     if (build / "CMakeCache.txt").is_file():
         return
-    args = ["cmake", "-S", str(tree), "-B", str(build), "-DCMAKE_BUILD_TYPE=RelWithDebInfo"]
+    args = ["cmake", "-S", str(tree), "--preset", "dev", "-B", str(build),
+            "-DTORCHPLACE_UNITY_BUILD=OFF"]
     if shutil.which("ccache"):
         args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_FLAGS=-fpch-preprocess"]
     if os.environ.get("Torch_DIR"):
