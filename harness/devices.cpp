@@ -2,31 +2,12 @@
 
 #include <torch/cuda.h>
 
+#include "naming.h"
 #include "sim/sim.h"
 
 namespace tp {
 
-namespace {
-
-std::string compact(const torch::Device& device) {
-  std::string text = sim::label(device);  // "cuda:0", "sim:0"
-  text.erase(std::remove(text.begin(), text.end(), ':'), text.end());
-  return text;
-}
-
-}  // namespace
-
-std::string Placement::label() const {
-  std::string text;
-  for (const torch::Device& device : devices) text += (text.empty() ? "" : "+") + sim::label(device);
-  return text;
-}
-
-std::string Placement::name_part() const {
-  std::string text;
-  for (const torch::Device& device : devices) text += (text.empty() ? "" : "+") + compact(device);
-  return (devices.size() > 1 ? "devices=" : "device=") + text;
-}
+std::string Placement::label() const { return naming::devices(devices, naming::Form::kCellId); }
 
 int cuda_device_count() { return static_cast<int>(torch::cuda::device_count()); }
 

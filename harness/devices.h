@@ -23,9 +23,7 @@ struct Placement {
   std::vector<torch::Device> devices;  // first is the cell's main device
 
   torch::Device primary() const { return devices.front(); }
-  std::string label() const;  // "cpu", "sim:0", "cuda:0", "cuda:0+cuda:1"
-  std::string name_part()
-      const;  // "device=cuda0" or "devices=cuda0+cuda1" (no ':' for gtest filters)
+  std::string label() const;  // "cpu", "sim:0", "cuda:0", "cuda:0+cuda:1" (naming.h)
 };
 
 int cuda_device_count();  // 0 on CPU-only builds and hosts

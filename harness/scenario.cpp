@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "internal/results.h"
+#include "naming.h"
 
 namespace tp {
 
@@ -26,15 +27,11 @@ const std::string& CellSpec::axis(const std::string& name) const {
 }
 
 std::string CellSpec::id() const {
-  std::string text = scenario_;
-  for (const auto& [axis_name, value] : axes_) text += "/" + axis_name + "=" + value;
-  return text + (placement_.devices.size() > 1 ? "/devices=" : "/device=") + placement_.label();
+  return naming::name(scenario_, axes_, placement_.devices, naming::Form::kCellId);
 }
 
 std::string CellSpec::test_name() const {
-  std::string text;
-  for (const auto& [axis_name, value] : axes_) text += axis_name + "=" + value + "/";
-  return text + placement_.name_part();
+  return naming::name(scenario_, axes_, placement_.devices, naming::Form::kTestName);
 }
 
 Expect cross_device_mistake(const CellSpec& cell, const std::string& why_latent_on_cpu) {

@@ -63,8 +63,6 @@ std::vector<torch::Device> cuda_bench_devices() {
   return devices;
 }
 
-std::string device_part(const torch::Device& device) { return "device:" + device.str(); }
-
 std::optional<std::string> absent_reason(const torch::Device& device) {
   return tp::absent_reason(Placement{{device}});
 }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <torchplace/naming.h>  // benchmark names: naming::name(..., Form::kBenchmark)
+
 namespace tp::bench {
 
 // A bench file's registrar: a function that calls benchmark::RegisterBenchmark. Bench files add
@@ -30,7 +32,6 @@ void finish_all();
 
 // Devices of the CUDA benchmarks: cuda:0 .. cuda:N-1, and cuda:0 when N == 0.
 std::vector<torch::Device> cuda_bench_devices();
-std::string device_part(const torch::Device& device);  // "device:cuda:0"
 // Why `device` cannot run a benchmark here, or nothing when it can.
 std::optional<std::string> absent_reason(const torch::Device& device);
 

@@ -1,5 +1,7 @@
 // Cells are the full cartesian product of the axes and the device axis, named stably.
+#include <torchplace/naming.h>
 #include <torchplace/scenario.h>
+#include <torchplace/sim/sim.h>
 
 #include <gtest/gtest.h>
 
@@ -70,10 +72,10 @@ TEST(Devices, CpuIsAlwaysListedAndCudaZeroEvenWhenAbsent) {
   EXPECT_EQ(placements[0].label(), "cpu");
   EXPECT_FALSE(absent_reason(placements[0]).has_value());
   EXPECT_EQ(placements[1].label(), "sim:0");  // simulated (harness/sim/): present everywhere
-  EXPECT_EQ(placements[1].name_part(), "device=sim0");
+  EXPECT_EQ(naming::name("s", {}, placements[1].devices, naming::Form::kTestName), "device=sim0");
   EXPECT_FALSE(absent_reason(placements[1]).has_value());
   EXPECT_EQ(placements[2].label(), "cuda:0");
-  EXPECT_EQ(placements[2].name_part(), "device=cuda0");
+  EXPECT_EQ(naming::name("s", {}, placements[2].devices, naming::Form::kTestName), "device=cuda0");
   EXPECT_EQ(absent_reason(placements[2]).has_value(), cuda_device_count() == 0);
 }
 
@@ -81,7 +83,7 @@ TEST(Devices, PairsNeedTwoGpusAndSaySo) {
   const std::vector<Placement> pairs = expand(DeviceAxis::kCudaPair);
   ASSERT_EQ(pairs.size(), 1u);
   EXPECT_EQ(pairs[0].label(), "cuda:0+cuda:1");
-  EXPECT_EQ(pairs[0].name_part(), "devices=cuda0+cuda1");
+  EXPECT_EQ(naming::name("s", {}, pairs[0].devices, naming::Form::kTestName), "devices=cuda0+cuda1");
   if (cuda_device_count() < 2) {
     ASSERT_TRUE(absent_reason(pairs[0]).has_value());
     EXPECT_NE(absent_reason(pairs[0])->find("cuda:0+cuda:1"), std::string::npos);
@@ -104,6 +106,27 @@ TEST(Devices, AbsenceCarriesItsSkipCode) {
   }
   EXPECT_FALSE(absent({{torch::Device(torch::kCPU)}}).has_value());
   EXPECT_EQ(name_of(SkipCode::kDeviceUnusable), "device_unusable");
+}
+
+// One function names cells, gtest tests and benchmarks: the same axes and devices, each tool's
+// separators.
+TEST(Naming, OneSpellingOfAxesAndDevicesPerForm) {
+  const naming::Axes axes = {{"loss", "nll"}, {"variant", "broken"}};
+  const std::vector<torch::Device> cuda = {torch::Device(torch::kCUDA, 0)};
+  EXPECT_EQ(naming::name("amp", axes, cuda, naming::Form::kCellId),
+            "amp/loss=nll/variant=broken/device=cuda:0");
+  EXPECT_EQ(naming::name("amp", axes, cuda, naming::Form::kTestName),
+            "loss=nll/variant=broken/device=cuda0");
+  EXPECT_EQ(naming::name("amp", axes, cuda, naming::Form::kBenchmark),
+            "amp/loss:nll/variant:broken/device:cuda:0");
+  const std::vector<torch::Device> pair = {torch::Device(torch::kCUDA, 0),
+                                           torch::Device(torch::kCUDA, 1)};
+  EXPECT_EQ(naming::name("m", {}, pair, naming::Form::kCellId), "m/devices=cuda:0+cuda:1");
+  EXPECT_EQ(naming::name("b", {{"bytes", "4096"}}, {}, naming::Form::kBenchmark), "b/bytes:4096");
+  EXPECT_EQ(naming::device(tp::sim::device(), naming::Form::kCellId), "sim:0");
+  const CellSpec cell("amp", axes, Placement{cuda});
+  EXPECT_EQ(cell.id(), naming::name("amp", axes, cuda, naming::Form::kCellId));
+  EXPECT_EQ(cell.test_name(), naming::name("amp", axes, cuda, naming::Form::kTestName));
 }
 
 }  // namespace

@@ -48,7 +48,9 @@ void run_batch_mover(benchmark::State& state, const std::string& impl, int64_t c
 void register_batch_mover() {
   for (const std::string impl : {"mover", "loop"}) {
     for (const int64_t count : kTensorCounts) {
-      const std::string name = "batch_mover/impl:" + impl + "/tensors:" + std::to_string(count);
+      const std::string name = tp::naming::name(
+          "batch_mover", {{"impl", impl}, {"tensors", std::to_string(count)}}, {},
+          tp::naming::Form::kBenchmark);
       benchmark::RegisterBenchmark(name.c_str(), run_batch_mover, impl, count);
     }
   }

@@ -67,7 +67,9 @@ void run_cpu_copy(benchmark::State& state, const std::string& path, int64_t byte
 void register_cpu_copy() {
   for (const std::string& path : kPaths) {
     for (const int64_t bytes : kSizes) {
-      const std::string name = "cpu_copy/path:" + path + "/bytes:" + std::to_string(bytes);
+      const std::string name = tp::naming::name(
+          "cpu_copy", {{"path", path}, {"bytes", std::to_string(bytes)}}, {},
+          tp::naming::Form::kBenchmark);
       benchmark::RegisterBenchmark(name.c_str(), run_cpu_copy, path, bytes)->UseRealTime();
     }
   }

@@ -51,7 +51,8 @@ void run_overlap(benchmark::State& state, const torch::Device& cuda) {
 
 void register_overlap() {
   for (const torch::Device& device : cuda_bench_devices()) {
-    const std::string name = "prefetch_overlap/" + device_part(device);
+    const std::string name =
+        naming::name("prefetch_overlap", {}, {device}, naming::Form::kBenchmark);
     benchmark::RegisterBenchmark(name.c_str(), run_overlap, device)->UseManualTime();
   }
 }

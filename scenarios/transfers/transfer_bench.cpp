@@ -29,9 +29,10 @@ struct Case {
 };
 
 std::string case_name(const Case& c) {
-  std::string name = c.family + "/direction:" + c.direction + "/strategy:" + c.strategy;
-  if (c.family != "transfer") name += "/count:" + std::to_string(c.count);
-  return name + "/bytes:" + std::to_string(c.tensor_bytes) + "/" + device_part(c.device);
+  naming::Axes axes = {{"direction", c.direction}, {"strategy", c.strategy}};
+  if (c.family != "transfer") axes.emplace_back("count", std::to_string(c.count));
+  axes.emplace_back("bytes", std::to_string(c.tensor_bytes));
+  return naming::name(c.family, axes, {c.device}, naming::Form::kBenchmark);
 }
 
 #if TORCHPLACE_WITH_CUDA
