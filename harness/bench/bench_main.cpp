@@ -4,9 +4,11 @@
 // Own flag: --torchplace_extra_work=FRACTION (default 0) makes every benchmark run FRACTION more
 // of its own steps: the gate's calibration injects a genuine slowdown with it (0.2 = 20 %), and
 // each benchmark reports the share it ran as counter torchplace_extra_ratio.
+// --benchmark_min_time takes seconds with or without an "s" on every Google Benchmark version.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -47,6 +49,24 @@ std::optional<double> take_extra_work(int& argc, char** argv) {
   return fraction;
 }
 
+// --benchmark_min_time=SECONDS in the spelling the linked Google Benchmark takes: before 1.8 a
+// bare number ("0.1s" stops the run), from 1.8 with its unit ("0.1" is deprecated). Callers
+// (ci/torchplace run, the matrix, the GPU runner) may write either.
+void normalise_min_time(int argc, char** argv, std::deque<std::string>& storage) {
+  constexpr const char* kFlag = "--benchmark_min_time=";
+  constexpr bool kWantsUnit = TORCHPLACE_BENCHMARK_VERSION_MAJOR > 1 ||
+                              TORCHPLACE_BENCHMARK_VERSION_MINOR >= 8;
+  for (int index = 1; index < argc; ++index) {
+    std::string arg = argv[index];
+    if (arg.rfind(kFlag, 0) != 0 || arg.size() == std::strlen(kFlag)) continue;
+    const bool has_unit = arg.back() == 's' || arg.back() == 'x';  // seconds, or iterations (1.8+)
+    if (kWantsUnit && !has_unit) arg += 's';
+    if (!kWantsUnit && arg.back() == 's') arg.pop_back();
+    storage.push_back(arg);  // a deque: earlier rewritten flags keep their address
+    argv[index] = storage.back().data();
+  }
+}
+
 void add_fingerprint_context() {
   const nlohmann::ordered_json print = tp::fingerprint();
   benchmark::AddCustomContext("torchplace_fingerprint", print.dump());
@@ -63,6 +83,8 @@ int main(int argc, char** argv) {
   const std::optional<double> extra_work = take_extra_work(argc, argv);
   if (!extra_work) return kExitUsage;
   tp::bench::set_extra_work(*extra_work);
+  std::deque<std::string> min_time;  // owns rewritten flags while Google Benchmark reads argv
+  normalise_min_time(argc, argv, min_time);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitUsage;
   add_fingerprint_context();

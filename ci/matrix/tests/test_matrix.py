@@ -247,6 +247,19 @@ class GateTest(unittest.TestCase):
                          [{"id": race, "old": "race_shown", "new": "race_not_shown",
                            "detail": "no longer evidence"}])
 
+    def test_evidence_then_skipped_fails_the_gate(self):
+        sim = "amp/variant=grad_scaler/device=sim:0"
+        verdict = gate.gate(self.matrix([cell(sim)], [cell(sim, status="skip")]))
+        self.assertEqual(verdict["verdict"], "fail")
+        [regression] = verdict["pairs"][0]["regressions"]
+        self.assertEqual((regression["old"], regression["new"]), ("passed", "skipped"))
+        self.assertIn("skipped where the older version proved it", regression["detail"])
+
+    def test_skipped_then_evidence_is_a_change_not_a_regression(self):
+        sim = "amp/variant=grad_scaler/device=sim:0"
+        verdict = gate.gate(self.matrix([cell(sim, status="skip")], [cell(sim)]))
+        self.assertEqual(verdict["verdict"], "pass")
+
     def test_unexercised_on_both_is_a_pass_and_shows_in_the_summary(self):
         verdict = gate.gate(self.matrix([cell(FIX, category="ran_unexercised")],
                                         [cell(FIX, category="ran_unexercised")]))
@@ -430,6 +443,12 @@ class ColumnStatusTest(unittest.TestCase):
         run = command("merge", self.out, "1.13.1=h")
         self.assertEqual(run.returncode, 3, run.stderr)
         self.assertIn("steps.build: missing field(s) status", run.stderr)
+
+    def test_a_column_that_ran_no_cells_is_not_ok(self):
+        write_column(self.out, "1.13.1", "ok", [])
+        entry = merge.merge(self.out, [("1.13.1", "h")])["versions"][0]
+        self.assertEqual(entry["status"], "run_incomplete")
+        self.assertIn("ran no cells", entry["problem"])
 
     def test_status_of_one_column(self):
         write_column(self.out, "2.6.0", "compiled")

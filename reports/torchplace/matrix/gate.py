@@ -8,7 +8,9 @@ regressions. A new version that did not build or run while the old one did fails
 well: none of its cells can be said to hold. A cell whose outcome category was evidence on the old
 version (passed, expected_error, race_shown) and is not on the new one while still passing
 (race_not_shown, or ran without exercising its claim) is a regression too: its green no longer
-proves anything.
+proves anything. So is such a cell skipped on the new version, whatever the skip's reason: what
+the older LibTorch proved, the newer one no longer shows (a sim:0 cell whose capability check
+broke would otherwise vanish into a stated skip).
 
 It fails closed beyond the pairs too:
   column           any version column that is not "ok": it did not build, its scenario binary
@@ -50,10 +52,12 @@ def compare_pair(matrix, old, new):
         if before["status"] == "pass" and after["status"] == "fail":
             regressions.append({"id": cell["id"], "old": "pass", "new": "fail",
                                 "detail": after.get("reason", "")})
-        elif before["category"] in data.EVIDENCE and after["status"] == "pass" and \
+        elif before["category"] in data.EVIDENCE and after["status"] in ("pass", "skip") and \
                 after["category"] not in data.EVIDENCE:
+            detail = ("no longer evidence" if after["status"] == "pass" else
+                      "skipped where the older version proved it: " + _short(after.get("reason", "")))
             regressions.append({"id": cell["id"], "old": before["category"],
-                                "new": after["category"], "detail": "no longer evidence"})
+                                "new": after["category"], "detail": detail})
     return regressions, changes
 
 

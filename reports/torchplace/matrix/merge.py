@@ -83,6 +83,8 @@ def load_column(out_dir, version, root):
     results_path = os.path.join(column_dir, "results.json")
     status = column_status(steps, os.path.exists(results_path))
     results = load_column_results(results_path) if status in ("ok", "run_crashed") else None
+    empty = status == "ok" and not results["cells"]  # a filter or a broken registry: no evidence
+    status = "run_incomplete" if empty else status
     prepare, build = steps.get("prepare", {}), steps.get("build", {})
     run_seconds = sum(steps.get(name, {}).get("seconds", 0) for name in ("scenarios", "bench"))
     timings = {"root": prepare.get("root_seconds"), "install": prepare.get("install_seconds"),
@@ -99,7 +101,8 @@ def load_column(out_dir, version, root):
         "timings_s": {key: value for key, value in timings.items() if value is not None},
         "root_cached": bool(prepare.get("root_cached", 0)),
         "scenarios_exit": steps.get("scenarios", {}).get("exit"),
-        "problem": crash_problem(steps) if status == "run_crashed" else None,
+        "problem": crash_problem(steps) if status == "run_crashed" else
+        "the scenario binary ran no cells (results.json lists none)" if empty else None,
         "bench": bench.get("status", "absent"),
     }
     if entry["bench"] == "absent":

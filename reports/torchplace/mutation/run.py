@@ -60,9 +60,8 @@ def sync_tree(tree):
 def configure(tree, build):
     """The dev preset (RelWithDebInfo) with ccache where present: the same relative paths
     as a worktree's build/dev, so that unchanged files are cache hits. Without unity builds: a
-    mutant then recompiles the files that include what it changed, not a whole batch of them."""
-    if (build / "CMakeCache.txt").is_file():
-        return
+    mutant then recompiles the files that include what it changed, not a whole batch of them.
+    Configured on every check, so that a scratch build of an older check takes these options."""
     args = ["cmake", "-S", str(tree), "--preset", "dev", "-B", str(build),
             "-DTORCHPLACE_UNITY_BUILD=OFF"]
     if shutil.which("ccache"):
