@@ -18,17 +18,17 @@ rm -rf "$scratch" && mkdir -p "$scratch"
 step "cmake --install into $prefix"
 cmake --install "$build" --prefix "$prefix" >"$scratch/install.log" || fail "install (see $scratch/install.log)"
 
-# probe_config <prefix> <name> [cmake args...]: configures a project that only calls
-# find_package(torchplace COMPONENTS fixes OPTIONAL_COMPONENTS harness); its log is <name>.log.
+# probe_config <prefix> <name> <find_package arguments> [cmake args...]: configures a project
+# that only calls find_package(torchplace REQUIRED <arguments>); its log is <name>.log.
 probe_config() {
-  local probe_prefix=$1 name=$2
-  shift 2
+  local probe_prefix=$1 name=$2 find_args=$3
+  shift 3
   mkdir -p "$scratch/$name-src"
-  cat >"$scratch/$name-src/CMakeLists.txt" <<'CMAKE'
+  cat >"$scratch/$name-src/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.25)
 project(probe LANGUAGES CXX)
-find_package(torchplace REQUIRED COMPONENTS fixes OPTIONAL_COMPONENTS harness)
-message(STATUS "probe: fixes=${torchplace_fixes_FOUND} harness=${torchplace_harness_FOUND}")
+find_package(torchplace REQUIRED $find_args)
+message(STATUS "probe: fixes=\${torchplace_fixes_FOUND} harness=\${torchplace_harness_FOUND}")
 CMAKE
   cmake -S "$scratch/$name-src" -B "$scratch/$name" -DCMAKE_PREFIX_PATH="$probe_prefix" \
     ${torch_dir:+-DTorch_DIR="$torch_dir"} "$@" >"$scratch/$name.log" 2>&1
@@ -45,8 +45,11 @@ build_example() {
   cmake --build "$2" -j "$(nproc)" >>"$2.log" 2>&1 || fail "build $1 (see $2.log)"
 }
 
-step "find_package: harness optional without GoogleTest; another LibTorch refused"
-probe_config "$prefix" probe-optional -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON ||
+step "find_package: harness optional without GoogleTest, required by default; another LibTorch refused"
+optional="COMPONENTS fixes OPTIONAL_COMPONENTS harness"
+! probe_config "$prefix" probe-default "" -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON ||
+  fail "find_package(torchplace) without components was found without GoogleTest (see $scratch/probe-default.log)"
+probe_config "$prefix" probe-optional "$optional" -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON ||
   fail "fixes alone must be found when GoogleTest is absent and harness optional (see $scratch/probe-optional.log)"
 grep -q "probe: fixes=TRUE harness=FALSE" "$scratch/probe-optional.log" ||
   fail "harness reported found without GoogleTest (see $scratch/probe-optional.log)"
@@ -55,7 +58,7 @@ other_config=$(find "$scratch/prefix-other-torch" -name torchplaceConfig.cmake)
 sed -i 's/^set(TORCHPLACE_TORCH_VERSION [^)]*)/set(TORCHPLACE_TORCH_VERSION 0.0.1)/' "$other_config"
 grep -q "TORCHPLACE_TORCH_VERSION 0.0.1" "$other_config" ||
   fail "the version line no longer applies to torchplaceConfig.cmake; update check.sh"
-! probe_config "$scratch/prefix-other-torch" probe-version ||
+! probe_config "$scratch/prefix-other-torch" probe-version "$optional" ||
   fail "a package built against LibTorch 0.0.1 was accepted (see $scratch/probe-version.log)"
 grep -q "built against LibTorch 0.0.1" "$scratch/probe-version.log" ||
   fail "the refusal does not name the versions (see $scratch/probe-version.log)"
