@@ -49,6 +49,8 @@ step "find_package: harness optional without GoogleTest, required by default; an
 optional="COMPONENTS fixes OPTIONAL_COMPONENTS harness"
 ! probe_config "$prefix" probe-default "" -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON ||
   fail "find_package(torchplace) without components was found without GoogleTest (see $scratch/probe-default.log)"
+grep -q "find_package for module GTest called with REQUIRED" "$scratch/probe-default.log" ||
+  fail "find_package(torchplace) failed, but not because it required GoogleTest (see $scratch/probe-default.log)"
 probe_config "$prefix" probe-optional "$optional" -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON ||
   fail "fixes alone must be found when GoogleTest is absent and harness optional (see $scratch/probe-optional.log)"
 grep -q "probe: fixes=TRUE harness=FALSE" "$scratch/probe-optional.log" ||
