@@ -13,7 +13,8 @@
 #   KIND benchmark  links torchplace::bench_main and adds one smoke run to CTest, labelled "bench",
 #                   that times each benchmark for a single iteration.
 #   KIND tool       links torchplace::harness only (its own main), adds no test.
-# In this repository every suite reuses the harness's precompiled <torch/torch.h>, so a scenario
+# In this repository every suite reuses the harness's precompiled header (<torch/torch.h>,
+# GoogleTest, nlohmann-json), so a scenario
 # file costs seconds to compile rather than the ~30 s of a file that parses LibTorch itself.
 #
 # Example (scenarios/CMakeLists.txt):
@@ -44,17 +45,31 @@ function(torchplace_add_suite name)
   endif()
 endfunction()
 
-# One discovery per label; the filters are disjoint and the last one takes the rest,
-# so no test is left out of CTest.
+# One discovery run per suite (each run loads LibTorch: ~1 s), then a CTest include script that
+# labels every discovered test by its name; the rules are disjoint and the last takes the rest,
+# so no test is left unlabelled.
 function(_torchplace_discover_labelled target)
-  set(_filters "*device=cpu*" "*device=sim*" "*device=cuda*:*_CUDA" "*devices=*"
-               "-*device=*:*devices=*:*_CUDA")
-  set(_labels cpu sim cuda multi_gpu unit)
-  foreach(_filter _label IN ZIP_LISTS _filters _labels)
-    gtest_discover_tests(${target}
-      TEST_FILTER "${_filter}"
-      DISCOVERY_TIMEOUT 120
-      PROPERTIES LABELS ${_label})
-  endforeach()
+  gtest_discover_tests(${target} TEST_LIST ${target}_TESTS DISCOVERY_TIMEOUT 120)
+  set(_body [=[
+foreach(_test IN LISTS @TARGET@_TESTS)
+  if(_test MATCHES "device=cpu")
+    set(_label cpu)
+  elseif(_test MATCHES "device=sim")
+    set(_label sim)
+  elseif(_test MATCHES "device=cuda" OR _test MATCHES "_CUDA$")
+    set(_label cuda)
+  elseif(_test MATCHES "devices=")
+    set(_label multi_gpu)
+  else()
+    set(_label unit)
+  endif()
+  set_tests_properties("${_test}" PROPERTIES LABELS ${_label})
+endforeach()
+]=])
+  set(TARGET ${target})
+  string(CONFIGURE "${_body}" _body @ONLY)
+  set(_script ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
+  file(WRITE ${_script} "${_body}")
+  # After the discovery's own include file, which sets ${target}_TESTS.
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_script})
 endfunction()
-

@@ -21,6 +21,7 @@
 #include <torchplace/sim/sim.h>
 #include <torchplace/training.h>
 
+namespace scenarios::amp {
 namespace {
 
 constexpr int kSamples = 64;
@@ -209,3 +210,5 @@ TP_SCENARIO(amp)
     .expect(expectation)
     .needs(needs)
     .run(run);
+
+}  // namespace scenarios::amp

@@ -32,6 +32,7 @@
 #include <torchplace/sim/sim.h>
 #include <torchplace/temp_dir.h>
 
+namespace scenarios::checkpoint_map_location {
 namespace {
 
 constexpr int kFeatures = 6;
@@ -236,3 +237,5 @@ TP_SCENARIO(checkpoint_map_location)
                     {"other_module_checkpoint", other_module_checkpoint,
                      error_of(E::kMissingKey)}})
     .on(tp::DeviceAxis::kEach);
+
+}  // namespace scenarios::checkpoint_map_location

@@ -10,6 +10,7 @@
 #include <torchplace/scenario.h>
 #include <torchplace/training.h>
 
+namespace scenarios::cpu_indices {
 namespace {
 
 constexpr int kVocabulary = 50;
@@ -106,3 +107,5 @@ TP_SCENARIO(cpu_indices)
     .on(tp::DeviceAxis::kEach)
     .expect(expectation)
     .run(run);
+
+}  // namespace scenarios::cpu_indices

@@ -11,6 +11,7 @@
 #include <torchplace/scenario.h>
 #include <torchplace/training.h>
 
+namespace scenarios::forgotten_labels {
 namespace {
 
 constexpr int kSamples = 64;
@@ -119,3 +120,5 @@ TP_SCENARIO(forgotten_labels)
     .on(tp::DeviceAxis::kEach)
     .expect(expectation)
     .run(run);
+
+}  // namespace scenarios::forgotten_labels

@@ -13,6 +13,7 @@
 #include <torch/nn/parallel/data_parallel.h>  // its autograd Scatter/Gather need CUDA headers
 #endif
 
+namespace scenarios::multi_gpu {
 namespace {
 
 constexpr int kSamples = 8;  // split 4 + 4 across the two GPUs
@@ -66,3 +67,5 @@ TP_SCENARIO(multi_gpu)
     .on(tp::DeviceAxis::kCudaPair)
     .expect(expectation)
     .run(run);
+
+}  // namespace scenarios::multi_gpu

@@ -24,6 +24,7 @@
 #include <c10/cuda/CUDAStream.h>
 #endif
 
+namespace scenarios::pinned_non_blocking {
 namespace {
 
 constexpr int64_t kElements = 1 << 22;  // 16 MiB of float32 per copy
@@ -206,3 +207,5 @@ TP_SCENARIO(pinned_non_blocking)
     .expect(expectation)
     .needs(needs)
     .run(run);
+
+}  // namespace scenarios::pinned_non_blocking

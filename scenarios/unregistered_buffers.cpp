@@ -13,6 +13,7 @@
 #include <torchplace/scenario.h>
 #include <torchplace/temp_dir.h>
 
+namespace scenarios::unregistered_buffers {
 namespace {
 
 constexpr int kFeatures = 8;
@@ -116,3 +117,5 @@ TP_SCENARIO(unregistered_buffers)
     .on(tp::DeviceAxis::kEach)
     .expect(expectation)
     .run(run);
+
+}  // namespace scenarios::unregistered_buffers

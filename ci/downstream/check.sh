@@ -45,6 +45,13 @@ build_example() {
   cmake --build "$2" -j "$(nproc)" >>"$2.log" 2>&1 || fail "build $1 (see $2.log)"
 }
 
+step "the exported targets name no library by this machine's path (a relocatable prefix)"
+targets=("$prefix"/lib*/cmake/torchplace/torchplace*Targets.cmake)
+[[ -s "${targets[0]}" ]] || fail "no exported targets under $prefix (see $scratch/install.log)"
+if grep -H 'INTERFACE_LINK_LIBRARIES.*"[^"]*/[^"]*\.so' "${targets[@]}"; then
+  fail "an exported target links a library by absolute path (above): export LibTorch through torchplaceConfig.cmake"
+fi
+
 step "find_package: harness optional without GoogleTest, required by default; another LibTorch refused"
 optional="COMPONENTS fixes OPTIONAL_COMPONENTS harness"
 ! probe_config "$prefix" probe-default "" -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON ||

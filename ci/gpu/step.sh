@@ -72,7 +72,9 @@ case "$step" in
   build) tp_build ;;
   cells) run_scenarios "$build" "$run" ;;
   cuda_tests) ctest_step "$out/ctest-cuda.log" "$out/junit-cuda.xml" -L cuda ;;
-  message_probe) "$build/ci/torchplace_message_probe" "$run/messages.json" >"$out/message_probe.log" 2>&1 ;;
+  message_probe) # not in a plain build: built here
+    { cmake --build "$build" --target torchplace_message_probe &&
+        "$build/ci/torchplace_message_probe" "$run/messages.json"; } >"$out/message_probe.log" 2>&1 ;;
   bench_reduced) bench_step bench "$REDUCED" ;;
   report) render_report "$run" ;; # without matplotlib: logged, render elsewhere later
   bench_rest)

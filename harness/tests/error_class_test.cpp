@@ -2,6 +2,7 @@
 #include <torchplace/error_class.h>
 
 #include <gtest/gtest.h>
+#include <string>
 
 namespace tp {
 namespace {
@@ -43,7 +44,12 @@ TEST_P(ClassifyTest, MapsMessageToClass) {
   EXPECT_EQ(name_of(classify(c.message)), name_of(c.expected)) << c.versions << ": " << c.message;
 }
 
-INSTANTIATE_TEST_SUITE_P(GuideTable, ClassifyTest, ::testing::ValuesIn(kCases));
+// Named by the expected class and the row (DeviceMismatch_0): stable, unlike the bytes of a Case.
+INSTANTIATE_TEST_SUITE_P(GuideTable, ClassifyTest, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(name_of(info.param.expected)) + "_" +
+                                  std::to_string(info.index);
+                         });
 
 TEST(StickyCudaErrors, OnlyErrorsThatBreakTheContextCount) {
   EXPECT_TRUE(is_sticky_cuda_error("CUDA error: an illegal memory access was encountered"));

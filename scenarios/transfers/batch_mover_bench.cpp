@@ -56,6 +56,6 @@ void register_batch_mover() {
   }
 }
 
-const bool registered = tp::bench::add_registrar(register_batch_mover);
+const bool registered_batch_mover = tp::bench::add_registrar(register_batch_mover);
 
 }  // namespace

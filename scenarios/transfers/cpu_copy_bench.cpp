@@ -75,6 +75,6 @@ void register_cpu_copy() {
   }
 }
 
-const bool registered = tp::bench::add_registrar(register_cpu_copy);
+const bool registered_cpu_copy = tp::bench::add_registrar(register_cpu_copy);
 
 }  // namespace

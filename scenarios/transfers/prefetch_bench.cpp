@@ -57,7 +57,7 @@ void register_overlap() {
   }
 }
 
-const bool registered = add_registrar(register_overlap);
+const bool registered_overlap = add_registrar(register_overlap);
 
 }  // namespace
 }  // namespace tp::bench

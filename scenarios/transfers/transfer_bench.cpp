@@ -129,7 +129,7 @@ void free_host_batches() {
 #endif
 }
 
-const bool registered = add_registrar(register_transfers);
+const bool registered_transfers = add_registrar(register_transfers);
 const bool finishing = add_finisher(free_host_batches);
 
 }  // namespace
