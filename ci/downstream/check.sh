@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ci/downstream/check.sh <torchplace build dir> <scratch dir>: the package from a user's side.
-# Installs torchplace from <build dir> into <scratch>/prefix, builds this example project against
-# the installed package, runs its CTest tests, runs and gates its scenarios with the installed
+# Installs torchplace from <build dir> into <scratch>/prefix, checks that the exported targets name
+# no absolute library path and that each installed header compiles alone against the prefix
+# (~1 min), builds this example project against the installed package, runs its CTest tests, runs and gates its scenarios with the installed
 # `torchplace` command and the example's own expectations, then removes both fixes from the
 # model in a copy and expects that gate to fail (exit 2) naming both fixed cells; finally builds
 # the example again with torchplace taken by FetchContent from this source tree.
@@ -72,6 +73,31 @@ grep -q "TORCHPLACE_TORCH_VERSION 0.0.1" "$other_config" ||
 grep -q "built against LibTorch 0.0.1" "$scratch/probe-version.log" ||
   fail "the refusal does not name the versions (see $scratch/probe-version.log)"
 rm -rf "$scratch/prefix-other-torch"
+
+step "every installed header compiles on its own against the prefix (one file each)"
+mkdir -p "$scratch/headers-src"
+cat >"$scratch/headers-src/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(headers LANGUAGES CXX)
+find_package(torchplace REQUIRED)
+get_target_property(_include torchplace::fixes INTERFACE_INCLUDE_DIRECTORIES)
+file(GLOB_RECURSE _headers RELATIVE ${_include} ${_include}/torchplace/*.h)
+if(NOT _headers)
+  message(FATAL_ERROR "no headers under ${_include}/torchplace")
+endif()
+foreach(_header IN LISTS _headers)
+  string(MAKE_C_IDENTIFIER ${_header} _name)
+  file(WRITE ${CMAKE_BINARY_DIR}/${_name}.cpp "#include <${_header}>\n")
+  list(APPEND _sources ${CMAKE_BINARY_DIR}/${_name}.cpp)
+endforeach()
+add_library(headers OBJECT ${_sources})
+target_link_libraries(headers PRIVATE torchplace::harness torchplace::bench)
+target_precompile_headers(headers PRIVATE <torch/torch.h>)  # LibTorch parsed once, not per header
+CMAKE
+cmake -S "$scratch/headers-src" -B "$scratch/headers" -DCMAKE_PREFIX_PATH="$prefix" \
+  ${torch_dir:+-DTorch_DIR="$torch_dir"} >"$scratch/headers.log" 2>&1 &&
+  cmake --build "$scratch/headers" -j "$(nproc)" >>"$scratch/headers.log" 2>&1 ||
+  fail "an installed header does not compile on its own against the prefix (see $scratch/headers.log)"
 
 step "building the example against the installed package"
 build_example "$here" "$scratch/build"
