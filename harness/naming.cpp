@@ -1,6 +1,7 @@
 #include "naming.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "sim/sim.h"
 
@@ -29,6 +30,37 @@ std::string name(const std::string& family, const Axes& axes,
   std::string text;
   for (const std::string& part : parts) text += (text.empty() ? "" : "/") + part;
   return text;
+}
+
+std::vector<Axes> product(const Domain& domain, const std::string& slowest) {
+  Domain order = domain;  // the order of iteration: `slowest` first
+  if (!slowest.empty()) {
+    const auto it = std::find_if(order.begin(), order.end(),
+                                 [&](const auto& axis) { return axis.first == slowest; });
+    if (it == order.end()) throw std::invalid_argument("naming::product: no axis '" + slowest + "'");
+    std::rotate(order.begin(), it, it + 1);
+  }
+  std::vector<Axes> products{{}};
+  for (const auto& [axis, values] : order) {
+    std::vector<Axes> next;
+    for (const Axes& prefix : products) {
+      for (const std::string& value : values) {
+        next.push_back(prefix);
+        next.back().emplace_back(axis, value);
+      }
+    }
+    products = std::move(next);
+  }
+  const auto position = [&](const std::string& axis) {
+    return std::find_if(domain.begin(), domain.end(),
+                        [&](const auto& entry) { return entry.first == axis; }) - domain.begin();
+  };
+  for (Axes& axes : products) {  // spelled in the domain's order again
+    std::stable_sort(axes.begin(), axes.end(), [&](const auto& a, const auto& b) {
+      return position(a.first) < position(b.first);
+    });
+  }
+  return products;
 }
 
 }  // namespace tp::naming

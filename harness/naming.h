@@ -7,7 +7,8 @@
 //                                                             gtest filters, so devices drop it
 //   kBenchmark  transfer/direction:h2d/bytes:4096/device:cuda:0   Google Benchmark's arg:value
 // Devices: "cpu", "sim:0" (tp::sim), "cuda:0"; several join with '+' under the key "devices";
-// no devices, no device part.
+// no devices, no device part. The cells and benchmarks of a family are the product of its
+// axes' values (`product`); scenarios add their devices last, benchmarks first.
 #pragma once
 #include <torch/types.h>
 
@@ -19,6 +20,13 @@ namespace tp::naming {
 
 enum class Form { kCellId, kTestName, kBenchmark };
 using Axes = std::vector<std::pair<std::string, std::string>>;  // in the order declared
+using Domain = std::vector<std::pair<std::string, std::vector<std::string>>>;  // axis -> values
+
+// Every combination of the domain's values, each spelled in the domain's axis order. The first
+// axis varies slowest, or the axis named `slowest` (the transfer benchmarks: one size at a time,
+// so that the host cache makes each size once). Throws std::invalid_argument for an unknown
+// `slowest`.
+std::vector<Axes> product(const Domain& domain, const std::string& slowest = "");
 
 // One device in `form`: "cuda:0" ("cuda0" in kTestName).
 std::string device(const torch::Device& device, Form form);

@@ -166,19 +166,8 @@ Scenario& Scenario::cases(std::string axis_name, std::vector<Case> table) {
 }
 
 std::vector<CellSpec> Scenario::cells() const {
-  std::vector<AxisValues> products{{}};
-  for (const auto& [axis_name, values] : axes_) {
-    std::vector<AxisValues> next;
-    for (const AxisValues& prefix : products) {
-      for (const std::string& value : values) {
-        next.push_back(prefix);
-        next.back().emplace_back(axis_name, value);
-      }
-    }
-    products = std::move(next);
-  }
   std::vector<CellSpec> cells;
-  for (const AxisValues& axes : products) {
+  for (const AxisValues& axes : naming::product(axes_)) {
     for (const Placement& placement : expand(device_axis_))
       cells.emplace_back(name_, axes, placement);
   }

@@ -124,6 +124,12 @@ std::vector<int64_t> powers_of_4(int64_t from, int64_t to) {
   return sizes;
 }
 
+std::vector<std::string> as_values(const std::vector<int64_t>& numbers) {
+  std::vector<std::string> values;
+  for (const int64_t number : numbers) values.push_back(std::to_string(number));
+  return values;
+}
+
 #if TORCHPLACE_WITH_CUDA
 int64_t free_device_bytes(const torch::Device& device) {
   c10::cuda::CUDAGuard guard(device);

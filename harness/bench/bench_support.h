@@ -78,6 +78,8 @@ constexpr int64_t kMiB = 1024 * kKiB;
 constexpr int64_t kGiB = 1024 * kMiB;
 // from, from*4, ..., up to `to` inclusive (bytes)
 std::vector<int64_t> powers_of_4(int64_t from, int64_t to);
+// Numbers as an axis's values for naming::product ("4096", ...).
+std::vector<std::string> as_values(const std::vector<int64_t>& numbers);
 
 #if TORCHPLACE_WITH_CUDA
 // Bytes of free device memory after the caching allocator returned what it keeps.

@@ -129,5 +129,19 @@ TEST(Naming, OneSpellingOfAxesAndDevicesPerForm) {
   EXPECT_EQ(cell.test_name(), naming::name("amp", axes, cuda, naming::Form::kTestName));
 }
 
+// Cells and benchmarks are the product of their axes: the first axis slowest unless another is
+// named, each point spelled in the declared order.
+TEST(Naming, ProductOfAxesInDeclaredOrder) {
+  const naming::Domain domain = {{"direction", {"h2d", "d2h"}}, {"bytes", {"4", "16"}}};
+  const std::vector<naming::Axes> first = naming::product(domain);
+  ASSERT_EQ(first.size(), 4u);
+  EXPECT_EQ(first[1], (naming::Axes{{"direction", "h2d"}, {"bytes", "16"}}));
+  const std::vector<naming::Axes> by_size = naming::product(domain, "bytes");
+  ASSERT_EQ(by_size.size(), 4u);
+  EXPECT_EQ(by_size[1], (naming::Axes{{"direction", "d2h"}, {"bytes", "4"}}));
+  EXPECT_EQ(naming::product({}), std::vector<naming::Axes>(1));  // no axes: one empty point
+  EXPECT_THROW(naming::product(domain, "count"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace tp

@@ -46,13 +46,12 @@ void run_batch_mover(benchmark::State& state, const std::string& impl, int64_t c
 }
 
 void register_batch_mover() {
-  for (const std::string impl : {"mover", "loop"}) {
-    for (const int64_t count : kTensorCounts) {
-      const std::string name = tp::naming::name(
-          "batch_mover", {{"impl", impl}, {"tensors", std::to_string(count)}}, {},
-          tp::naming::Form::kBenchmark);
-      benchmark::RegisterBenchmark(name.c_str(), run_batch_mover, impl, count);
-    }
+  for (const tp::naming::Axes& axes : tp::naming::product(
+           {{"impl", {"mover", "loop"}}, {"tensors", tp::bench::as_values(kTensorCounts)}})) {
+    const std::string name =
+        tp::naming::name("batch_mover", axes, {}, tp::naming::Form::kBenchmark);
+    benchmark::RegisterBenchmark(name.c_str(), run_batch_mover, axes[0].second,
+                                 std::stoll(axes[1].second));
   }
 }
 

@@ -65,13 +65,12 @@ void run_cpu_copy(benchmark::State& state, const std::string& path, int64_t byte
 }
 
 void register_cpu_copy() {
-  for (const std::string& path : kPaths) {
-    for (const int64_t bytes : kSizes) {
-      const std::string name = tp::naming::name(
-          "cpu_copy", {{"path", path}, {"bytes", std::to_string(bytes)}}, {},
-          tp::naming::Form::kBenchmark);
-      benchmark::RegisterBenchmark(name.c_str(), run_cpu_copy, path, bytes)->UseRealTime();
-    }
+  for (const tp::naming::Axes& axes :
+       tp::naming::product({{"path", kPaths}, {"bytes", tp::bench::as_values(kSizes)}})) {
+    const std::string name = tp::naming::name("cpu_copy", axes, {}, tp::naming::Form::kBenchmark);
+    benchmark::RegisterBenchmark(name.c_str(), run_cpu_copy, axes[0].second,
+                                 std::stoll(axes[1].second))
+        ->UseRealTime();
   }
 }
 

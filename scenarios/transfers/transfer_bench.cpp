@@ -19,20 +19,26 @@ const std::vector<std::string> kStrategies = {
 constexpr int64_t kSmallCount = 1000;
 constexpr int64_t kSmallBytes = 4 * kKiB;
 
+// One benchmark: a point of its family's axes (naming::product) on one device.
 struct Case {
   std::string family;  // transfer | small_tensors | nested_batch
+  naming::Axes axes;   // direction, strategy, [count,] bytes
+  torch::Device device;
   std::string direction;
   std::string strategy;
-  int64_t count;         // tensors in the batch
-  int64_t tensor_bytes;  // bytes of each tensor
-  torch::Device device;
+  int64_t count = 1;         // tensors in the batch
+  int64_t tensor_bytes = 0;  // bytes of each tensor
 };
 
-std::string case_name(const Case& c) {
-  naming::Axes axes = {{"direction", c.direction}, {"strategy", c.strategy}};
-  if (c.family != "transfer") axes.emplace_back("count", std::to_string(c.count));
-  axes.emplace_back("bytes", std::to_string(c.tensor_bytes));
-  return naming::name(c.family, axes, {c.device}, naming::Form::kBenchmark);
+Case make_case(const std::string& family, const naming::Axes& axes, const torch::Device& device) {
+  Case c{family, axes, device};
+  for (const auto& [axis, value] : axes) {
+    if (axis == "direction") c.direction = value;
+    if (axis == "strategy") c.strategy = value;
+    if (axis == "count") c.count = std::stoll(value);
+    if (axis == "bytes") c.tensor_bytes = std::stoll(value);
+  }
+  return c;
 }
 
 #if TORCHPLACE_WITH_CUDA
@@ -97,27 +103,31 @@ void run_case(benchmark::State& state, const Case& c) {
 }
 
 void add(const Case& c) {
-  benchmark::RegisterBenchmark(case_name(c).c_str(), run_case, c)->UseManualTime();
+  const std::string name = naming::name(c.family, c.axes, {c.device}, naming::Form::kBenchmark);
+  benchmark::RegisterBenchmark(name.c_str(), run_case, c)->UseManualTime();
 }
 
-// Size by size (every direction and strategy of one size, then the next), so that the host
-// cache makes each size's batch once.
+// Device by device; one tensor size by size (every direction and strategy of one size, then the
+// next), so that the host cache makes each size's batch once.
 void register_transfers() {
+  const naming::Domain one_tensor = {{"direction", {"h2d", "d2h"}},
+                                     {"strategy", kStrategies},
+                                     {"bytes", as_values(powers_of_4(4 * kKiB, kGiB))}};
+  const naming::Domain many_tensors = {{"direction", {"h2d"}},
+                                       {"strategy", kStrategies},
+                                       {"count", as_values({kSmallCount})},
+                                       {"bytes", as_values({kSmallBytes})}};
   for (const torch::Device& device : cuda_bench_devices()) {
-    for (const int64_t bytes : powers_of_4(4 * kKiB, kGiB)) {
-      for (const std::string direction : {"h2d", "d2h"}) {
-        for (const std::string& strategy : kStrategies) {
-          // host-to-device only: prefetch, and device_resident (a device-side clone either way)
-          if (direction == "d2h" && (strategy == "prefetch" || strategy == "device_resident"))
-            continue;
-          add({"transfer", direction, strategy, 1, bytes, device});
-        }
-      }
+    for (const naming::Axes& axes : naming::product(one_tensor, "bytes")) {
+      const Case c = make_case("transfer", axes, device);
+      // host-to-device only: prefetch, and device_resident (a device-side clone either way)
+      if (c.direction == "d2h" && (c.strategy == "prefetch" || c.strategy == "device_resident"))
+        continue;
+      add(c);
     }
     for (const std::string family : {"small_tensors", "nested_batch"}) {
-      for (const std::string& strategy : kStrategies) {
-        add({family, "h2d", strategy, kSmallCount, kSmallBytes, device});
-      }
+      for (const naming::Axes& axes : naming::product(many_tensors))
+        add(make_case(family, axes, device));
     }
   }
 }
