@@ -15,6 +15,7 @@ FOLLOW = "harness/fixes/follow_parameters.h"
 SCALER = "harness/fixes/grad_scaler.h"
 PREFETCHER = "harness/fixes/prefetcher.h"
 JUDGE = "harness/internal/expected_error.cpp"
+NAMING = "harness/naming.cpp"
 LABELS = "scenarios/forgotten_labels.cpp"
 INDICES = "scenarios/cpu_indices.cpp"
 BUFFERS = "scenarios/unregistered_buffers.cpp"
@@ -126,4 +127,7 @@ MUTATIONS = [
       [(H, "ExpectedError.*")]),
     m("judge_ignores_the_argument", JUDGE, "if (!argument.empty() && named && *named != argument) {",
       "if (false) {", [(H, "ExpectedError.*")]),
+    # One product of the axes: each cell's and benchmark's axes spelled in the declared order.
+    m("product_spelled_in_iteration_order", NAMING, "for (Axes& axes : products) {",
+      "for (Axes& axes : std::vector<Axes>{}) {", [(H, "Naming.*")]),
 ]
