@@ -2,8 +2,10 @@
 # ci/downstream/check.sh <torchplace build dir> <scratch dir>: the package from a user's side.
 # Installs torchplace from <build dir> into <scratch>/prefix, checks that the exported targets name
 # no absolute library path and that each installed header compiles alone against the prefix
-# (~1 min), builds this example project against the installed package, runs its CTest tests, runs and gates its scenarios with the installed
-# `torchplace` command and the example's own expectations, then removes both fixes from the
+# (~1 min), builds the README's "Adding a scenario" snippets verbatim as a project and runs its
+# run/refresh/gate commands, builds this example project against the installed package, runs its
+# CTest tests, runs and gates its scenarios with the installed `torchplace` command and the
+# example's own expectations, then removes both fixes from the
 # model in a copy and expects that gate to fail (exit 2) naming both fixed cells; finally builds
 # the example again with torchplace taken by FetchContent from this source tree.
 # Exit: 0 all held; 1 a step failed (named on stderr).
@@ -110,6 +112,29 @@ ctest --test-dir "$scratch/build" --output-on-failure --no-tests=error >&2 ||
   fail "the example's own CTest tests"
 
 tp="$prefix/bin/torchplace"
+# snippet <language> <n>: the n-th such code block under README.md's "## Adding a scenario"
+# (up to the next "## "), its 3-space list indent removed.
+snippet() {
+  awk -v lang="$1" -v n="$2" '/^## / { in_section = ($0 == "## Adding a scenario") }
+    in_section && $0 ~ "^ *```" lang "$" { ++seen; grab = (seen == n); next }
+    grab && /^ *```/ { grab = 0 } grab' "$here/../../README.md" | sed 's/^   //'
+}
+step "the README's \"Adding a scenario\" snippets, verbatim, as a project of one's own"
+readme_project=$scratch/readme-project
+mkdir -p "$readme_project"
+snippet cpp 1 >"$readme_project/my_scenarios.cpp"
+snippet sh 2 >"$scratch/readme-commands.sh"
+{ printf 'cmake_minimum_required(VERSION 3.25)\nproject(mine LANGUAGES CXX)\n'
+  printf 'add_library(my_model INTERFACE)  # the project'"'"'s own model and trainer\n'
+  printf 'add_executable(my_trainer trainer.cpp)\n'; snippet cmake 1; } >"$readme_project/CMakeLists.txt"
+echo 'int main() { return 0; }' >"$readme_project/trainer.cpp"
+grep -q TP_SCENARIO "$readme_project/my_scenarios.cpp" && grep -q torchplace_add_suite \
+  "$readme_project/CMakeLists.txt" && grep -q 'torchplace gate' "$scratch/readme-commands.sh" ||
+  fail "the README's snippets were not found under \"## Adding a scenario\"; update check.sh"
+build_example "$readme_project" "$readme_project/build"
+(cd "$readme_project" && PATH="$prefix/bin:$PATH" bash -euo pipefail "$scratch/readme-commands.sh" >&2) ||
+  fail "the README's run, refresh and gate commands on its own snippet (above)"
+
 step "torchplace run + gate with the example's expectations"
 "$tp" run --suite "$scratch/build/toy_scenarios" --out "$scratch/out" >&2 || fail "torchplace run"
 "$tp" gate --results "$scratch/out" --expectations "$here/expectations.json" --out "$scratch/gate" >&2 ||

@@ -185,6 +185,13 @@ class RefreshTest(unittest.TestCase):
         self.assertEqual(behaviour.load_expectations(target), behaviour.load_expectations(
             os.path.join(FIXTURES, "behaviour", "expectations.json")))
 
+    def test_refresh_makes_the_expectations_folder(self):
+        scratch = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, scratch)
+        target = os.path.join(scratch, "ci", "expectations.json")  # a project with no ci/ yet
+        behaviour.refresh(os.path.join(FIXTURES, "behaviour", "results_ok"), target)
+        self.assertTrue(behaviour.load_expectations(target))
+
     def test_refresh_folds_a_second_gpu_into_its_kind(self):
         scratch = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, scratch)
