@@ -46,19 +46,21 @@ function(torchplace_add_suite name)
 endfunction()
 
 # One discovery run per suite (each run loads LibTorch: ~1 s), then a CTest include script that
-# labels every discovered test by its name; the rules are disjoint and the last takes the rest,
-# so no test is left unlabelled.
+# labels every discovered test by its name's last part, the device (tp::naming): first match
+# wins, and the last rule takes the rest. NO_PRETTY_VALUES: a TEST_P's CTest name is its gtest
+# name, never its parameter's printed bytes (which change from run to run). CTest leaves a name
+# holding '[' or ']' out of the list, and with it unlabelled; the test labels.every_test fails then.
 function(_torchplace_discover_labelled target)
-  gtest_discover_tests(${target} TEST_LIST ${target}_TESTS DISCOVERY_TIMEOUT 120)
+  gtest_discover_tests(${target} TEST_LIST ${target}_TESTS DISCOVERY_TIMEOUT 120 NO_PRETTY_VALUES)
   set(_body [=[
 foreach(_test IN LISTS @TARGET@_TESTS)
-  if(_test MATCHES "device=cpu")
+  if(_test MATCHES "/device=cpu$")
     set(_label cpu)
-  elseif(_test MATCHES "device=sim")
+  elseif(_test MATCHES "/device=sim[0-9]+$")
     set(_label sim)
-  elseif(_test MATCHES "device=cuda" OR _test MATCHES "_CUDA$")
+  elseif(_test MATCHES "/device=cuda[0-9]+$" OR _test MATCHES "_CUDA$")
     set(_label cuda)
-  elseif(_test MATCHES "devices=")
+  elseif(_test MATCHES "/devices=cuda[0-9]+([+]cuda[0-9]+)+$")
     set(_label multi_gpu)
   else()
     set(_label unit)

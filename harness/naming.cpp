@@ -33,6 +33,11 @@ std::string name(const std::string& family, const Axes& axes,
 }
 
 std::vector<Axes> product(const Domain& domain, const std::string& slowest) {
+  for (auto axis = domain.begin(); axis != domain.end(); ++axis) {
+    const auto same = [&](const auto& other) { return other.first == axis->first; };
+    if (std::any_of(domain.begin(), axis, same))
+      throw std::invalid_argument("naming::product: axis '" + axis->first + "' declared twice");
+  }
   Domain order = domain;  // the order of iteration: `slowest` first
   if (!slowest.empty()) {
     const auto it = std::find_if(order.begin(), order.end(),

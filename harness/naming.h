@@ -25,7 +25,7 @@ using Domain = std::vector<std::pair<std::string, std::vector<std::string>>>;  /
 // Every combination of the domain's values, each spelled in the domain's axis order. The first
 // axis varies slowest, or the axis named `slowest` (the transfer benchmarks: one size at a time,
 // so that the host cache makes each size once). Throws std::invalid_argument for an unknown
-// `slowest`.
+// `slowest` or an axis declared twice.
 std::vector<Axes> product(const Domain& domain, const std::string& slowest = "");
 
 // One device in `form`: "cuda:0" ("cuda0" in kTestName).

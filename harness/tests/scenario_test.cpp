@@ -139,8 +139,16 @@ TEST(Naming, ProductOfAxesInDeclaredOrder) {
   const std::vector<naming::Axes> by_size = naming::product(domain, "bytes");
   ASSERT_EQ(by_size.size(), 4u);
   EXPECT_EQ(by_size[1], (naming::Axes{{"direction", "d2h"}, {"bytes", "4"}}));
+  // three axes, the middle one slowest: the others keep their order, the last fastest
+  const naming::Domain three = {{"a", {"0", "1"}}, {"b", {"x", "y"}}, {"c", {"p", "q"}}};
+  const std::vector<naming::Axes> by_b = naming::product(three, "b");
+  ASSERT_EQ(by_b.size(), 8u);
+  EXPECT_EQ(by_b[1], (naming::Axes{{"a", "0"}, {"b", "x"}, {"c", "q"}}));
+  EXPECT_EQ(by_b[2], (naming::Axes{{"a", "1"}, {"b", "x"}, {"c", "p"}}));
+  EXPECT_EQ(by_b[4], (naming::Axes{{"a", "0"}, {"b", "y"}, {"c", "p"}}));
   EXPECT_EQ(naming::product({}), std::vector<naming::Axes>(1));  // no axes: one empty point
   EXPECT_THROW(naming::product(domain, "count"), std::invalid_argument);
+  EXPECT_THROW(naming::product({{"a", {"0"}}, {"a", {"1"}}}), std::invalid_argument);
 }
 
 }  // namespace

@@ -231,10 +231,8 @@ def iteration_groups(doc, path, metric="real_time", required=()):
 
 
 def write_atomically(path, data, mode="w"):
-    """Writes to a temporary file beside path, then renames: readers never see half a file.
-    Makes path's folder if it is not there (a first `--refresh-expectations ci/expectations.json`)."""
+    """Writes to a temporary file beside path, then renames: readers never see half a file."""
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
     try:
         with os.fdopen(handle, mode) as out:

@@ -194,7 +194,8 @@ def _kind_entries(cells, path):
 
 
 def refresh(run_dir, expectations_path):
-    """Rewrites the committed expectations from a run's cells; refuses a run with failed cells."""
+    """Rewrites the committed expectations from a run's cells; refuses a run with failed cells.
+    Makes the expectations' folder on a first refresh (a project with no ci/ yet)."""
     path = results_path(run_dir)
     doc = load_results(path)
     failed = [cell["id"] for cell in doc["cells"] if cell["status"] == "fail"]
@@ -208,5 +209,6 @@ def refresh(run_dir, expectations_path):
                          "libtorch_version": doc["fingerprint"].get("libtorch_version"),
                          "os": doc["fingerprint"].get("os"), "cells": len(entries)},
            "cells": entries}
+    os.makedirs(os.path.dirname(os.path.abspath(expectations_path)), exist_ok=True)
     write_atomically(expectations_path, json.dumps(out, indent=1) + "\n")
     return len(entries)
