@@ -2,7 +2,7 @@
 # ci/downstream/check.sh <torchplace build dir> <scratch dir>: the package from a user's side.
 # Installs torchplace from <build dir> and moves the prefix to <scratch>/prefix (it must be
 # relocatable); checks that the exported targets name no absolute library path and that each
-# installed header compiles alone against the prefix (~1 min); builds the README's "Adding a
+# installed header compiles alone against the prefix (~1.5-3 min); builds the README's "Adding a
 # scenario" snippets verbatim as a project and runs its run/refresh/gate commands; builds this
 # example project against the installed package, runs its CTest tests, runs and gates its
 # scenarios with the installed `torchplace` command and the example's own expectations, then
@@ -133,8 +133,9 @@ snippet sh 2 >"$scratch/readme-commands.sh"
   printf 'add_library(my_model INTERFACE)  # the project'"'"'s own model and trainer\n'
   printf 'add_executable(my_trainer trainer.cpp)\n'; snippet cmake 1; } >"$readme_project/CMakeLists.txt"
 echo 'int main() { return 0; }' >"$readme_project/trainer.cpp"
-grep -q TP_SCENARIO "$readme_project/my_scenarios.cpp" && grep -q torchplace_add_suite \
-  "$readme_project/CMakeLists.txt" && grep -q 'torchplace gate' "$scratch/readme-commands.sh" ||
+grep -q 'namespace scenarios::my_mistake {' "$readme_project/my_scenarios.cpp" &&
+  grep -q torchplace_add_suite "$readme_project/CMakeLists.txt" &&
+  grep -q 'torchplace gate' "$scratch/readme-commands.sh" ||
   fail "the README's snippets were not found under \"## Adding a scenario\"; update check.sh"
 build_example "$readme_project" "$readme_project/build"
 (cd "$readme_project" && PATH="$prefix/bin:$PATH" bash -euo pipefail "$scratch/readme-commands.sh" >&2) ||

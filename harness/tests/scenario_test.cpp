@@ -146,6 +146,8 @@ TEST(Naming, ProductOfAxesInDeclaredOrder) {
   EXPECT_EQ(by_b[1], (naming::Axes{{"a", "0"}, {"b", "x"}, {"c", "q"}}));
   EXPECT_EQ(by_b[2], (naming::Axes{{"a", "1"}, {"b", "x"}, {"c", "p"}}));
   EXPECT_EQ(by_b[4], (naming::Axes{{"a", "0"}, {"b", "y"}, {"c", "p"}}));
+  // the last axis slowest: rotated to the front, not swapped with the first (c, a, b)
+  EXPECT_EQ(naming::product(three, "c")[1], (naming::Axes{{"a", "0"}, {"b", "y"}, {"c", "p"}}));
   EXPECT_EQ(naming::product({}), std::vector<naming::Axes>(1));  // no axes: one empty point
   EXPECT_THROW(naming::product(domain, "count"), std::invalid_argument);
   EXPECT_THROW(naming::product({{"a", {"0"}}, {"a", {"1"}}}), std::invalid_argument);

@@ -24,9 +24,15 @@ def problems_of(tests):
             problems.append(f"{name}: labels {labels}, not from {sorted(LABELS)}")
         if "#" in name or "GetParam" in name:
             problems.append(f"{name}: a printed parameter in the name (changes between runs)")
-        for pattern, label in BY_NAME:
-            if re.fullmatch(pattern, name) and label not in labels:
+        named_for = [label for pattern, label in BY_NAME if re.fullmatch(pattern, name)]
+        if ("/device=" in name or "/devices=" in name) and not named_for:
+            problems.append(f"{name}: a cell whose device part no label rule knows (labelled "
+                            f"{labels}); add its device kind to the rules")
+        for label in named_for:
+            if label not in labels:
                 problems.append(f"{name}: named for {label}, labelled {labels}")
+        if named_for and len(set(labels) & {"cpu", "sim", "cuda", "multi_gpu"}) != 1:
+            problems.append(f"{name}: labelled {labels}, not one device label")
     for label in ("cpu", "sim", "cuda", "multi_gpu", "unit"):
         if not any(label in p["value"] for t in tests for p in t.get("properties", [])
                    if p["name"] == "LABELS"):
@@ -38,8 +44,12 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 64
-    listing = subprocess.run([sys.argv[1], "--test-dir", sys.argv[2], "--show-only=json-v1"],
-                             check=True, capture_output=True, text=True)
+    try:
+        listing = subprocess.run([sys.argv[1], "--test-dir", sys.argv[2], "--show-only=json-v1"],
+                                 check=True, capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        print(f"FAIL: cannot list the tests of {sys.argv[2]} with {sys.argv[1]}: {error}")
+        return 1
     tests = json.loads(listing.stdout)["tests"]
     problems = problems_of(tests)
     if listing.stderr.strip():  # e.g. a labelling script CTest could not parse cleanly
