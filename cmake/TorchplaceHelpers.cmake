@@ -14,8 +14,8 @@
 #                   that times each benchmark for a single iteration.
 #   KIND tool       links torchplace::harness only (its own main), adds no test.
 # In this repository every suite reuses the harness's precompiled header (<torch/torch.h>,
-# GoogleTest, nlohmann-json), so a scenario
-# file costs seconds to compile rather than the ~30 s of a file that parses LibTorch itself.
+# GoogleTest, nlohmann-json), so a scenario file costs seconds to compile rather than the ~30 s
+# of a file that parses LibTorch itself.
 #
 # Example (scenarios/CMakeLists.txt):
 #   torchplace_add_suite(torchplace_scenarios KIND gtest SOURCES forgotten_labels.cpp)

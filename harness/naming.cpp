@@ -1,6 +1,7 @@
 #include "naming.h"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 #include "sim/sim.h"
@@ -38,32 +39,26 @@ std::vector<Axes> product(const Domain& domain, const std::string& slowest) {
     if (std::any_of(domain.begin(), axis, same))
       throw std::invalid_argument("naming::product: axis '" + axis->first + "' declared twice");
   }
-  Domain order = domain;  // the order of iteration: `slowest` first
+  std::vector<size_t> order(domain.size());  // the order of iteration: `slowest` first
+  std::iota(order.begin(), order.end(), 0);
   if (!slowest.empty()) {
     const auto it = std::find_if(order.begin(), order.end(),
-                                 [&](const auto& axis) { return axis.first == slowest; });
+                                 [&](size_t index) { return domain[index].first == slowest; });
     if (it == order.end()) throw std::invalid_argument("naming::product: no axis '" + slowest + "'");
     std::rotate(order.begin(), it, it + 1);
   }
-  std::vector<Axes> products{{}};
-  for (const auto& [axis, values] : order) {
+  Axes blank;  // each point is spelled in the domain's order; iteration fills in the values
+  for (const auto& entry : domain) blank.emplace_back(entry.first, "");
+  std::vector<Axes> products{blank};
+  for (const size_t index : order) {
     std::vector<Axes> next;
     for (const Axes& prefix : products) {
-      for (const std::string& value : values) {
+      for (const std::string& value : domain[index].second) {
         next.push_back(prefix);
-        next.back().emplace_back(axis, value);
+        next.back()[index].second = value;
       }
     }
     products = std::move(next);
-  }
-  const auto position = [&](const std::string& axis) {
-    return std::find_if(domain.begin(), domain.end(),
-                        [&](const auto& entry) { return entry.first == axis; }) - domain.begin();
-  };
-  for (Axes& axes : products) {  // spelled in the domain's order again
-    std::stable_sort(axes.begin(), axes.end(), [&](const auto& a, const auto& b) {
-      return position(a.first) < position(b.first);
-    });
   }
   return products;
 }

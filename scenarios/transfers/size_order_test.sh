@@ -8,7 +8,7 @@ set -euo pipefail
 list=$("$1" --benchmark_list_tests --benchmark_filter='^transfer/')
 [[ -n "$list" ]] || { echo "FAIL: no transfer/ benchmarks listed" >&2; exit 1; }
 # "device bytes" per benchmark, consecutive repeats collapsed: each pair must appear once
-pairs=$(sed -E 's|^.*/bytes:([0-9]+)/device:(.*)$|\2 \1|' <<<"$list" | uniq)
+pairs=$(sed -E 's|^.*/bytes:([0-9]+)/device:([^/]+)(/.*)?$|\2 \1|' <<<"$list" | uniq)
 if grep -qv '^[^ ]* [0-9][0-9]*$' <<<"$pairs"; then
   echo "FAIL: a transfer/ benchmark name without /bytes:N/device:D:" >&2
   grep -v '^[^ ]* [0-9][0-9]*$' <<<"$pairs" >&2

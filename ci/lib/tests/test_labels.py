@@ -15,11 +15,15 @@ BY_NAME = [(r".*/device=cpu", "cpu"), (r".*/device=sim\d+", "sim"),
            (r".*/device=cuda\d+|.*_CUDA", "cuda"), (r".*/devices=cuda\d+(\+cuda\d+)+", "multi_gpu")]
 
 
+def labels_of(test):
+    return next((p["value"] for p in test.get("properties", []) if p["name"] == "LABELS"), [])
+
+
 def problems_of(tests):
     problems = []
     for test in tests:
         name = test["name"]
-        labels = next((p["value"] for p in test.get("properties", []) if p["name"] == "LABELS"), [])
+        labels = labels_of(test)
         if not labels or not set(labels) <= LABELS:
             problems.append(f"{name}: labels {labels}, not from {sorted(LABELS)}")
         if "#" in name or "GetParam" in name:
@@ -34,8 +38,7 @@ def problems_of(tests):
         if named_for and len(set(labels) & {"cpu", "sim", "cuda", "multi_gpu"}) != 1:
             problems.append(f"{name}: labelled {labels}, not one device label")
     for label in ("cpu", "sim", "cuda", "multi_gpu", "unit"):
-        if not any(label in p["value"] for t in tests for p in t.get("properties", [])
-                   if p["name"] == "LABELS"):
+        if not any(label in labels_of(test) for test in tests):
             problems.append(f"no test labelled {label}: a suite's discovery or labelling is missing")
     return problems
 
