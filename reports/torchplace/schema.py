@@ -402,14 +402,22 @@ def sigterm_deferred():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def write_set(out_dir, files, last):
-    """Writes {name: text or bytes} into out_dir, each atomically, `last` (the verdict) after
-    the rest, with SIGTERM deferred: the files of one run, never a mixture with another's."""
+def write_set(out_dir, files, last, stale=()):
+    """Writes {name: text or bytes} into out_dir, each atomically, `last` (the verdict, or the
+    page) after the rest, with SIGTERM deferred: the files of one run, never a mixture with
+    another's. `stale` names an earlier run's files to remove first (its verdict first), so that
+    even a SIGKILL midway leaves no old verdict beside new files. Once the set is written a
+    SIGTERM is ignored: the run is done, and its exit code is the one its verdict states."""
     encoded = {name: encode(content) for name, content in files.items()}  # before any write
     with sigterm_deferred():
         os.makedirs(out_dir, exist_ok=True)
+        for name in stale:
+            path = os.path.join(out_dir, name)
+            if os.path.lexists(path):
+                os.unlink(path)
         for name in sorted(encoded, key=lambda name: (name == last, name)):
             write_atomically(os.path.join(out_dir, name), encoded[name], "wb")
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a pending one is dropped when unblocked
 
 
 def remove_outputs(out_dir, names):

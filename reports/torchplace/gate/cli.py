@@ -17,6 +17,7 @@ comparison without power (too many gated benchmarks for the repetitions: see spe
 """
 import argparse
 import os
+import signal
 import sys
 import traceback
 
@@ -133,10 +134,14 @@ def write_outputs(verdict, out_dir):
 
 
 def judge(args):
-    verdict = {"problems": [], "behaviour": None, "speed": None}
+    """The verdict: earlier outputs removed, the sections run; a SIGTERM meanwhile gives a fresh
+    verdict that says nothing was judged (exit 3). OSError when the old files cannot go."""
     try:
+        if args.out:  # an earlier run's verdict never stands beside this run's files
+            schema.remove_outputs(args.out, OUTPUTS)
+        verdict = {"problems": [], "behaviour": None, "speed": None}
         run_sections(args, verdict)
-    except schema.Terminated as stop:  # SIGTERM: a fresh verdict that says nothing was judged
+    except schema.Terminated as stop:
         verdict = {"problems": [f"interrupted: {stop}; nothing was judged"], "behaviour": None,
                    "speed": None}
     verdict["exit_code"] = exit_code(verdict)
@@ -160,19 +165,20 @@ def main(argv):
             return report.EXIT_INPUT
         say(f"torchplace gate: wrote {count} cell expectations to {args.expectations}")
         return report.EXIT_PASS
-    if args.out:
-        try:  # an earlier run's verdict never stands beside this run's files
-            schema.remove_outputs(args.out, OUTPUTS)
-        except OSError as error:
-            say(f"torchplace gate: cannot remove the earlier outputs in {args.out}: {error} "
-                "(exit 3)", sys.stderr)
-            return report.EXIT_INPUT
-    verdict = judge(args)
     try:
-        write_outputs(verdict, args.out)
-    except Exception as error:  # noqa: BLE001  the files could not be written
-        return write_tool_error(error, args.out, verdict)
-    return verdict["exit_code"]
+        verdict = judge(args)
+    except OSError as error:
+        say(f"torchplace gate: cannot remove the earlier outputs in {args.out}: {error} "
+            "(exit 3)", sys.stderr)
+        return report.EXIT_INPUT
+    with schema.sigterm_deferred():  # the verdict is reached: it is written, whatever comes
+        try:
+            write_outputs(verdict, args.out)
+            code = verdict["exit_code"]
+        except Exception as error:  # noqa: BLE001  the files could not be written
+            code = write_tool_error(error, args.out, verdict)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # done: a late SIGTERM changes nothing
+    return code
 
 
 def _safe_streams():
