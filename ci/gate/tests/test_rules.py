@@ -152,6 +152,12 @@ class ClosedSets(GateCase):
     def test_observed_outcome_timeout(self):
         self.bad(lambda doc: doc["cells"][2]["observed"].update(outcome="timeout"), "timeout")
 
+    def test_observed_outcome_timeout_on_a_failed_cell(self):
+        self.bad(lambda doc: doc["cells"][2].update(status="fail", category="failed",
+                                                    reason="synthetic", observed=dict(
+                                                        doc["cells"][2]["observed"],
+                                                        outcome="timeout")), "timeout")
+
     def test_observed_outcome_crashed(self):
         self.bad(lambda doc: doc["cells"][2]["observed"].update(outcome="crashed"), "crashed")
 
@@ -275,6 +281,22 @@ class Holes(GateCase):
         run = on_cpu_host(replaced(cells, skipping(FIX_SIM, "not_on_sim")))
         self.judged(REGRESSION, results(run), expectations(cells), kinds=["unexplained_skip"])
         self.judged(PASS, results(run), expectations(cells, {FIX_SIM: ["not_on_sim"]}))
+
+
+    def test_not_on_sim_off_sim_even_where_an_entry_lists_it(self):
+        cells = base_cells()
+        run = on_cpu_host(replaced(cells, skipping(FIX_CPU, "not_on_sim", category="ran_unexercised")))
+        self.judged(REGRESSION, results(run), expectations(cells, {FIX_CPU: ["not_on_sim"]}),
+                    kinds=["unexplained_skip"])
+
+    def test_needs_no_cuda_on_a_cpu_cell_needs_cuda_present(self):
+        cells = base_cells()
+        run = on_cpu_host(replaced(cells, skipping(FIX_CPU, "needs_no_cuda",
+                                                   category="ran_unexercised")))
+        self.judged(REGRESSION, results(run), expectations(cells, {FIX_CPU: ["needs_no_cuda"]}),
+                    kinds=["unexplained_skip"])
+        run = replaced(cells, skipping(FIX_CPU, "needs_no_cuda", category="ran_unexercised"))
+        self.judged(PASS, results(run, GPU_HOST), expectations(cells, {FIX_CPU: ["needs_no_cuda"]}))
 
 
 class RefreshCodes(GateCase):
