@@ -9,7 +9,8 @@ let through, each version compared with the oldest).
   mutate_behaviour.py [NAME ...]   exit 0 when every mutation turns its checks red, 1 otherwise
 A mutation whose text is no longer in the source is an error too (the rule moved: update it).
 Checks: "rules:Class.test" (test_rules.py), "props:Class.test" (test_properties.py),
-"matrix:Class.test" (ci/matrix/tests/test_matrix_rules.py), "case:NAME" (cases.json).
+"matrix:Class.test" (ci/matrix/tests/test_matrix_rules.py), "report:Class.test"
+(reports/tests/test_report_limits.py; needs matplotlib), "case:NAME" (cases.json).
 """
 import os
 import shutil
@@ -49,10 +50,10 @@ MUTATIONS = {
     "device_absence_on_a_cpu_cell": (
         [(SKIPS, '"no_cuda_build": (needed == 0 and f"{device} is no CUDA device") or', 
           '"no_cuda_build":')],
-        ["rules:SkipCodeByDevice.test_no_cuda_build_on_a_cpu_cell", PROP_RUN]),
+        ["rules:SkipCodeByDevice.test_no_cuda_build_on_a_cpu_cell"]),
     "needs_no_cuda_on_a_cuda_cell": (
         [(SKIPS, '(needed > 0 and f"{device} is a CUDA cell: it always has CUDA") or', "")],
-        ["rules:SkipCodeByDevice.test_needs_no_cuda_on_a_cuda_cell_on_a_gpu_host", PROP_RUN]),
+        ["rules:SkipCodeByDevice.test_needs_no_cuda_on_a_cuda_cell_on_a_gpu_host"]),
     "vanished_not_reported": (
         [(BEHAVIOUR, "    for cell_id in sorted(set(committed) - set(cells)):",
           "    for cell_id in []:")],
@@ -64,12 +65,13 @@ MUTATIONS = {
     "refresh_from_no_cells": (
         [(BEHAVIOUR, '    if not doc["cells"]:\n        raise', '    if False:\n        raise')],
         ["rules:NothingCompared.test_refresh_from_a_run_without_cells_is_refused"]),
-    # invariant 3: a traceback (the old gate caught only InputError, and reason went unchecked)
+    # invariant 3: a traceback (the old gate caught only InputError; here status goes unchecked
+    # too, and a list there is unhashable)
     "traceback_escapes": (
         [(CLI, "except Exception as error:  # noqa: BLE001  a tool error: exit 3 with a verdict",
           "except KeyError as error:  # noqa: BLE001  a tool error: exit 3 with a verdict"),
          (SCHEMA, 'for key in ("scenario", "device", "status", "reason"):',
-          'for key in ("scenario", "device", "status"):')],
+          'for key in ("scenario", "device", "reason"):')],
         [PROP_ANY]),
     # invariant 4: a stale or missing verdict
     "verdict_not_fresh": (
@@ -91,6 +93,10 @@ MUTATIONS = {
         [(SCHEMA, 'count = typed(cuda, "device_count", (int,), f"{where}.cuda")',
           'count = int(cuda["device_count"] or 0)')],
         ["rules:FieldTypes.test_bad_fields_in_results"]),
+    # the report's outputs as a set: an earlier page removed before new figures land
+    "report_old_page_kept": ([("report/cli.py", 'last="index.html", stale=PAGES)',
+                               'last="index.html")')],
+                             ["report:AsASet.test_earlier_page_removed_before_new_figures"]),
     # the matrix gate's input rules
     "matrix_repeated_version": ([(MATRIX, "    if repeated:\n", "    if False:\n")],
                                 ["matrix:VersionRules.test_the_same_version_twice"]),
@@ -106,7 +112,8 @@ MUTATIONS = {
 
 CHECKS = {"rules": ("ci/gate/tests", "test_rules.py"), "props": ("ci/gate/tests",
                                                                  "test_properties.py"),
-          "matrix": ("ci/matrix/tests", "test_matrix_rules.py")}
+          "matrix": ("ci/matrix/tests", "test_matrix_rules.py"),
+          "report": ("reports/tests", "test_report_limits.py")}
 
 
 def scratch_copy():
