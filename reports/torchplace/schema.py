@@ -131,6 +131,9 @@ def check_category(category, where, allowed=CATEGORIES):
     return category
 
 
+NONE = type(None)
+
+
 def typed(mapping, key, types, where, optional=False):
     """mapping[key], which must be one of `types` (bool is no int); InputError otherwise. An
     optional key may be absent (None is returned)."""
@@ -141,7 +144,7 @@ def typed(mapping, key, types, where, optional=False):
     value = mapping[key]
     wrong_bool = isinstance(value, bool) and bool not in types
     if wrong_bool or not isinstance(value, types):
-        names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+        names = " or ".join("null" if t is NONE else t.__name__ for t in types)
         raise InputError(f"{where}: {key} must be {names}, found {type(value).__name__} "
                          f"{_clip(value)}")
     return value
@@ -159,8 +162,6 @@ def _clip(value, limit=60):
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
 
-
-NONE = type(None)
 
 
 def check_fingerprint(fingerprint, where):
@@ -225,9 +226,9 @@ def load_results(path):
     require(doc, ("schema", "fingerprint", "cells"), path)
     if doc["schema"] != RESULTS_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {RESULTS_SCHEMA!r}")
-    check_fingerprint(doc["fingerprint"], path)
     for index, cell in enumerate(require_objects(doc, "cells", path)):
         check_cell(cell, f"{path}: cells[{index}]")
+    check_fingerprint(doc["fingerprint"], path)
     return doc
 
 

@@ -12,8 +12,9 @@ With --out DIR it first removes the earlier DIR/gate.json and DIR/summary.md, th
 summary.md and gate.json (the verdict) last, each atomically and SIGTERM held back meanwhile, so
 that the two are always of one run; it always prints the Markdown. SIGTERM before that is a clean
 exit 3 with a verdict saying nothing was judged. A verdict reached is never replaced by a tool
-error: a summary that fails to render, or a message no stream can encode, leaves its exit code. It fails closed: input it cannot read or compare is exit 3, never a pass; so is a speed
-comparison without power (too many gated benchmarks for the repetitions: see speed.power).
+error: a summary that fails to render, or a message no stream can encode, leaves its exit code.
+It fails closed: input it cannot read or compare is exit 3, never a pass (a run in which nothing
+was compared included); so is a speed comparison without power (too many gated benchmarks for the repetitions: see speed.power).
 """
 import argparse
 import os
