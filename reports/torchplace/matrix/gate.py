@@ -29,6 +29,7 @@ exit: 0 no cell regressed, 2 a cell regressed, 3 unreadable, malformed or unjudg
 import json
 import os
 import re
+import signal
 import sys
 
 from torchplace import schema as data
@@ -115,9 +116,11 @@ def check_versions(matrix, path):
         raise data.InputError(f"{path}: versions {', '.join(labels)} are not oldest first: "
                               "neighbouring pairs would compare in the wrong direction")
     for index, column in enumerate(matrix["versions"]):
+        where = f"{path}: versions[{index}].fingerprint"
         found = (column.get("fingerprint") or {}).get("libtorch_version")
-        if found is not None and version_key(found.split("+")[0], f"{path}: versions[{index}]"
-                                             ".fingerprint")[:2] != keys[index][:2]:
+        number = VERSION_LABEL.match(found or "")  # "2.6.0", "2.6.0+dfsg", "2.6.0a0"
+        if found is not None and (not number or version_key(number.group(), where)[:2]
+                                  != keys[index][:2]):
             raise data.InputError(f"{path}: versions[{index}] is labelled {labels[index]} but its "
                                   f"results' fingerprint says LibTorch {found}")
     status = {v["version"]: v["status"] for v in matrix["versions"]}
@@ -198,12 +201,14 @@ def main(argv):
         return EXIT_INPUT
     code = EXIT_REGRESSED if verdict["verdict"] == "fail" else EXIT_OK
     if len(argv) == 4:
-        try:  # a folder that is not there yet is made
-            os.makedirs(os.path.dirname(os.path.abspath(argv[3])), exist_ok=True)
-            data.write_atomically(argv[3], json.dumps(verdict, indent=1) + "\n", "wb")
+        try:  # a folder that is not there yet is made; then a SIGTERM changes nothing
+            data.write_set(os.path.dirname(os.path.abspath(argv[3])), {
+                os.path.basename(argv[3]): json.dumps(verdict, indent=1) + "\n"},
+                last=os.path.basename(argv[3]))
         except OSError as error:
             _say(f"matrix gate: cannot write {argv[3]}: {error.strerror or error} (exit 3)")
             return EXIT_INPUT
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the verdict is reached: it is printed
     try:
         print_verdict(verdict, sys.stdout)
     except (OSError, ValueError, UnicodeError):  # a closed pipe, an ASCII stream: the verdict stands
