@@ -382,10 +382,11 @@ class OutputsAsASet(GateCase):
 
 class WrapperExecs(unittest.TestCase):
     """`ci/torchplace gate` and `report` exec Python: a SIGTERM to the command reaches Python,
-    which exits cleanly; no orphan goes on to write a verdict later. The input is a FIFO, so
-    Python waits in open() until the test tells whether a reader is still there."""
+    which exits cleanly; no orphan goes on to write a verdict later. The input is a FIFO nobody
+    writes, so Python waits in open() until it is stopped; the processes are found by their
+    command lines (/proc), which hold the scratch folder."""
 
-    def run_wrapper(self, command, out_args):
+    def run_wrapper(self, command, module, out_args):
         scratch = tempfile.mkdtemp(prefix="gate-exec-")
         self.addCleanup(shutil.rmtree, scratch, True)
         run_dir = os.path.join(scratch, "run")
@@ -393,42 +394,64 @@ class WrapperExecs(unittest.TestCase):
         fifo = os.path.join(run_dir, "results.json")
         os.mkfifo(fifo)
         args = [os.path.join(ROOT, "ci", "torchplace"), command, *out_args(run_dir, scratch)]
-        child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                 env=dict(os.environ, TORCHPLACE_NO_INSTALL="1"))
-        deadline = time.monotonic() + 30
-        while not self.has_reader(fifo):
-            self.assertIsNone(child.poll(), child.stderr.read() if child.poll() is not None else "")
-            self.assertLess(time.monotonic(), deadline, "python never opened the FIFO")
+        with open(os.path.join(scratch, "stderr"), "wb") as stderr:
+            child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=stderr,
+                                     env=dict(os.environ, TORCHPLACE_NO_INSTALL="1"))
+        deadline = time.monotonic() + 60
+        while not self.readers(module, run_dir):
+            self.assertIsNone(child.poll(), "the command ended before Python started")
+            self.assertLess(time.monotonic(), deadline, "Python never started")
+            time.sleep(0.05)
+        pid = self.readers(module, run_dir)[0]
+        settle = time.monotonic() + 30  # until it waits in open() for a writer
+        while not self.in_fifo_open(pid) and time.monotonic() < settle:
             time.sleep(0.05)
         child.send_signal(signal.SIGTERM)
-        _, err = child.communicate(timeout=30)
-        time.sleep(0.3)
-        orphan = self.has_reader(fifo)
-        if orphan:  # release it so that it ends
-            with open(fifo, "w", encoding="utf-8") as handle:
-                handle.write("{}")
-        self.assertFalse(orphan, "a Python process still reads the input after the command "
-                                 "was killed: the wrapper does not exec it")
+        child.wait(timeout=30)  # stderr is a file: an orphan holding it cannot stall the test
+        with open(os.path.join(scratch, "stderr"), "rb") as handle:
+            err = handle.read()
+        time.sleep(0.5)
+        orphans = self.readers(module, run_dir)
+        for pid in orphans:  # end them: the FIFO gets a writer, then SIGKILL
+            os.kill(pid, signal.SIGKILL)
+        self.assertFalse(orphans, "a Python process still runs after the command was killed: "
+                                  "the wrapper does not exec it")
         self.assertNotIn(b"Traceback", err)
         return child.returncode, scratch
 
     @staticmethod
-    def has_reader(fifo):
+    def in_fifo_open(pid):
+        """The kernel has it waiting in a FIFO's open() (fifo_open, wait_for_partner)."""
         try:
-            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-            return True
-        except OSError:  # ENXIO: nobody has it open for reading
+            with open(f"/proc/{pid}/wchan", encoding="ascii") as handle:
+                where = handle.read()
+        except OSError:
             return False
+        return "fifo" in where or "partner" in where
+
+    @staticmethod
+    def readers(module, run_dir):
+        """Processes running `python3 -m MODULE` on run_dir."""
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                    argv = handle.read().split(b"\0")
+            except OSError:  # gone meanwhile
+                continue
+            if module.encode() in argv and any(run_dir.encode() in arg for arg in argv):
+                found.append(int(pid))
+        return found
 
     def test_gate(self):
-        code, scratch = self.run_wrapper("gate", lambda run, scratch: [
+        code, scratch = self.run_wrapper("gate", "torchplace.gate", lambda run, scratch: [
             "--results", run, "--expectations", COMMITTED, "--out", os.path.join(scratch, "out")])
         self.assertEqual(code, INPUT)
         with open(os.path.join(scratch, "out", "gate.json"), encoding="utf-8") as handle:
             self.assertTrue(any("interrupted" in p for p in json.load(handle)["problems"]))
 
     def test_report(self):
-        code, _ = self.run_wrapper("report", lambda run, scratch: [
+        code, _ = self.run_wrapper("report", "torchplace.report", lambda run, scratch: [
             run, "--out", os.path.join(scratch, "report")])
         self.assertEqual(code, INPUT)
 
