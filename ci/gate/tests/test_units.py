@@ -152,7 +152,8 @@ class ToolErrorTest(unittest.TestCase):
                           "--candidate", os.path.join(FIXTURES, "speed", candidate),
                           "--out", scratch])
         with open(os.path.join(scratch, "gate.json"), encoding="utf-8") as handle:
-            problems = json.load(handle)["problems"]
+            verdict = json.load(handle)
+        problems = verdict["problems"] + verdict.get("tool_errors", [])
         with open(os.path.join(scratch, "summary.md"), encoding="utf-8") as handle:
             summary = handle.read()
         return code, problems, summary
@@ -168,10 +169,11 @@ class ToolErrorTest(unittest.TestCase):
         self.assertIn("injected", summary)
 
     def test_a_failing_report_still_leaves_a_verdict(self):
+        # the speed regression was reached: a summary that fails to render never replaces it
         original, report.markdown = report.markdown, lambda verdict: 1 / 0
         self.addCleanup(setattr, report, "markdown", original)
         code, problems, summary = self.run_gate("slower.json")
-        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertEqual(code, report.EXIT_SPEED)
         self.assertTrue(any("ZeroDivisionError" in p for p in problems), problems)
         self.assertIn("ZeroDivisionError", summary)
 

@@ -44,6 +44,12 @@ def cell(cell_id, status="pass", outcome="success", error_class=None, message=""
 NO_EXIT = object()  # a scenarios step that recorded no exit
 
 
+def fingerprint(version):
+    """A CPU-only column's fingerprint, as harness/internal/fingerprint.cpp writes its fields."""
+    return {"libtorch_version": version, "cuda": {"built_with_cuda": False, "available": False,
+                                                  "device_count": 0, "gpus": []}}
+
+
 def write_column(out, version, status, cells=(), build_log="", scenarios_exit=0):
     """A column as build_and_run.sh leaves it: run.json (torchplace.run/1), build.log and, when
     the scenarios ran, results.json. status: ok, build_failed, compiled or run_failed."""
@@ -64,7 +70,7 @@ def write_column(out, version, status, cells=(), build_log="", scenarios_exit=0)
     with open(os.path.join(column, "build.log"), "w") as handle:
         handle.write(build_log)
     if status == "ok":
-        results = {"schema": "torchplace.results/1", "fingerprint": {"libtorch_version": version},
+        results = {"schema": "torchplace.results/1", "fingerprint": fingerprint(version),
                    "cells": list(cells)}
         with open(os.path.join(column, "results.json"), "w") as handle:
             json.dump(results, handle)
