@@ -22,7 +22,7 @@ const std::vector<MessageFamily>& message_families() {
       // seen 2.14.1 with a PrivateUse1 device (shared/GUIDE.md section 5).
       {E::kDeviceMismatch, "2.8+ (seen 2.14.1)", R"(^Expected all tensors to be on the same device, but got \w+ is on \S+, different from other tensors on \S+)"},
       // at::checkSameGPU (aten/src/ATen/TensorUtils.cpp), 1.x-2.x: cuDNN convolution and others.
-      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameGPU)", R"(^Expected tensor for argument #\d+ '\w+' to have the same device as tensor for argument #\d+)"},
+      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameGPU)", R"(^Expected tensor for (argument #\d+ )?'\w+' to have the same device as tensor for (argument #\d+ )?'\w+')"},
       // checkSameGPU's other branch: one tensor on the CPU (TensorUtils.cpp checkSameGPU, 1.x-2.x;
       // 2.x MPS says it too), and addmm's out= form in 1.7-1.9.
       {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameGPU)", R"(^Tensor for (argument #\d+ )?'\w+' is on CPU, (Tensor for .* is on CPU, )?but expected (it|them) to be on GPU)"},
@@ -69,8 +69,8 @@ const std::vector<MessageFamily>& message_families() {
       {E::kDeviceMismatch, "2.x (transformers/sdp_utils_cpp.h)", R"(^Expected query, key, and value to have the same device type, but got query\.device: \S+)"},
       {E::kDtypeMismatch, "2.x (transformers/sdp_utils_cpp.h)", R"(^Expected query, key, and value to have the same dtype, but got query\.dtype: \S+)"},
       // TensorUtils.cpp checkSameType (cuDNN): same rule.
-      {E::kDtypeMismatch, "1.x-2.x (TensorUtils.cpp checkSameType)", R"(^Expected tensor for argument #\d+ '\w+' to have the same type as tensor for argument #\d+ '\w+'; but type (torch\.cuda\.|torch\.(?=[A-Z]))[A-Z]\w* does not equal \1[A-Z]\w*)"},
-      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameType)", R"(^Expected tensor for argument #\d+ '\w+' to have the same type as tensor for argument #\d+ '\w+'; but type \S+ does not equal \S+)"},
+      {E::kDtypeMismatch, "1.x-2.x (TensorUtils.cpp checkSameType)", R"(^Expected tensor for (argument #\d+ )?'\w+' to have the same type as tensor for (argument #\d+ )?'\w+'; but type (torch\.cuda\.|torch\.(?=[A-Z]))[A-Z]\w* does not equal \3[A-Z]\w*)"},
+      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameType)", R"(^Expected tensor for (argument #\d+ )?'\w+' to have the same type as tensor for (argument #\d+ )?'\w+'; but type \S+ does not equal \S+)"},
       // A build or host without the backend.
       {E::kBackendUnavailable, "seen 1.13.1, 2.6.0, 2.14.1", R"(^PyTorch is not linked with support for \w+ devices)"},
       // Only the CUDA backend, and only the operators that make a CUDA tensor: a build without
@@ -107,7 +107,7 @@ const std::vector<MessageFamily>& message_families() {
       // Another process holds the GPU in exclusive mode (cudaErrorDevicesUnavailable, C10_CUDA_CHECK).
       {E::kBackendUnavailable, "CUDA builds 1.x-2.x (C10_CUDA_CHECK)", R"(^CUDA error: (all )?CUDA-capable devices? (is|are)( all)? busy or unavailable)"},
       // A program linked without libtorch_cuda (aten/src/ATen/detail/CUDAHooksInterface.h, 1.0-1.x).
-      {E::kBackendUnavailable, "1.0-1.x (detail/CUDAHooksInterface.h initCUDA)", R"(^Cannot initialize CUDA without ATen_cuda library)"},
+      {E::kBackendUnavailable, "1.0-1.x (detail/CUDAHooksInterface.h initCUDA)", R"(^[Cc]annot initialize CUDA without ATen_cuda library)"},
       // c10/cuda/CUDACachingAllocator.cpp malloc (1.x-2.x), and cudaErrorMemoryAllocation
       // through C10_CUDA_CHECK.
       {E::kOutOfMemory, "CUDA builds 1.x-2.x (CUDACachingAllocator.cpp)", R"(^CUDA out of memory\. Tried to allocate)"},
@@ -118,7 +118,7 @@ const std::vector<MessageFamily>& message_families() {
       {E::kOutOfMemory, "MPS builds 2.x (mps/MPSAllocator.mm)", R"(^MPS backend out of memory)"},
       // The CPU allocator (c10/core/impl/alloc_cpu.cpp, before ~1.10 c10/core/CPUAllocator.cpp),
       // after its "[enforce fail at ...] " prefix (core_message removes it).
-      {E::kOutOfMemory, "1.2-2.x (c10/core/impl/alloc_cpu.cpp)", R"(^DefaultCPUAllocator: (can't allocate memory|not enough memory): you tried to allocate \d+ bytes)"},
+      {E::kOutOfMemory, "1.2-2.x (c10/core/impl/alloc_cpu.cpp)", R"(^DefaultCPUAllocator: (can't allocate memory|not enough memory): you tried to allocate \d+)"},
       // 0.x-1.x THC: THCudaCheck on cudaErrorMemoryAllocation (2).
       {E::kOutOfMemory, "CUDA builds 0.x-1.x (THC THCudaCheck)", R"(^cuda runtime error \(2\) : out of memory)"},
       // The XPU caching allocator (c10/xpu/XPUCachingAllocator.cpp, 2.4+).
@@ -127,6 +127,8 @@ const std::vector<MessageFamily>& message_families() {
       {E::kOutOfMemory, "CUDA builds 1.x-2.x (cuda/CublasHandlePool.cpp TORCH_CUDABLAS_CHECK)", R"(^CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate\(handle\)`)"},
       // Dtypes.
       {E::kDtypeMismatch, "seen 1.13.1, 2.6.0, 2.14.1", R"(^mat1 and mat2 must have the same dtype)"},
+      // addmm's other operand check and mm's (aten/src/ATen/native/LinearAlgebra.cpp meta, 2.x).
+      {E::kDtypeMismatch, "2.x (LinearAlgebra.cpp addmm/mm meta)", R"(^self and mat2 must have the same dtype)"},
       {E::kDtypeMismatch, "seen 1.13.1, 2.6.0", R"(^expected scalar type \w+ but found \w+)"},
       {E::kDtypeMismatch, "seen 2.14.1", R"(^expected target dtype to be \w+)"},
       {E::kDtypeMismatch, "seen 2.6.0, 2.14.1", R"(^expected m1 and m2 to have the same dtype)"},
