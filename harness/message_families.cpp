@@ -45,13 +45,13 @@ const std::vector<MessageFamily>& message_families() {
       {E::kDeviceMismatch, "1.x (cuda/Indexing.cu index_select_out_cuda)", R"(^Input, output and indices must be on the current device)"},
       // Single operators' own device checks:
       //   advanced indexing (aten/src/ATen/native/IndexingUtils / TensorAdvancedIndexing.cpp, 1.8+);
-      {E::kDeviceMismatch, "1.8-2.x (TensorAdvancedIndexing.cpp index)", R"(^indices should be either on \w+ or on the same device as the indexed tensor)"},
+      {E::kDeviceMismatch, "1.8-2.x (TensorAdvancedIndexing.cpp index), seen 1.13.1", R"(^indices should be either on \w+ or on the same device as the indexed tensor)"},
       //   where (aten/src/ATen/native/TensorCompare.cpp, 1.9-2.0);
       {E::kDeviceMismatch, "1.9-2.0 (TensorCompare.cpp where)", R"(^Expected condition, x and y to be on the same device, but condition is on \S+)"},
       //   masked_fill (aten/src/ATen/native/cuda/Indexing.cu masked_fill__cuda, 1.x-2.x);
       {E::kDeviceMismatch, "1.x-2.x (cuda/Indexing.cu masked_fill__cuda)", R"(^expected self and mask to be on the same device, but got mask on \S+ and self on \S+)"},
       //   RNN input against hidden state or parameters (aten/src/ATen/native/RNN.cpp check_attributes);
-      {E::kDeviceMismatch, "1.x-2.x (RNN.cpp check_attributes)", R"(^Input and (hidden|parameter) tensors are not at the same device, found input tensor at \S+ and (hidden|parameter) tensor at \S+)"},
+      {E::kDeviceMismatch, "1.x-2.x (RNN.cpp check_attributes), seen 1.13.1", R"(^Input and (hidden|parameter) tensors are not at the same device, found input tensor at \S+ and (hidden|parameter) tensor at \S+)"},
       //   CUDA cat (aten/src/ATen/native/cuda/Shape.cu): "All input ..." 1.x, "torch.cat(): all input ..." 2.x;
       {E::kDeviceMismatch, "1.x-2.x (cuda/Shape.cu cat)", R"(^(torch\.cat\(\): a|A)ll input tensors must be on the same device\. Received \S+ and \S+)"},
       //   generators (aten/src/ATen/core/Generator.h check_generator).
@@ -60,7 +60,7 @@ const std::vector<MessageFamily>& message_families() {
       // check_input_same_type_as_parameters): the same device part on both sides (torch.cuda.,
       // torch., MPS, CUDA, CPU; or bare scalar names, 2.x) is a dtype mismatch, else a device one.
       {E::kDtypeMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \((torch\.cuda\.|torch\.(?=[A-Z])|MPS|CUDA|CPU)[A-Z]\w*\) and (weight|bias) type \(\1[A-Z]\w*\) should be the same)"},
-      {E::kDtypeMismatch, "2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \((struct )?(c10::\w+|[a-z]\w*)\) and (weight|bias) type \((struct )?(c10::\w+|[a-z]\w*)\) should be the same)"},
+      {E::kDtypeMismatch, "1.13-2.x (Convolution.cpp check_input_same_type_as_parameters), seen 1.13.1", R"(^Input type \((struct )?(c10::\w+|[a-z]\w*)\) and (weight|bias) type \((struct )?(c10::\w+|[a-z]\w*)\) should be the same)"},
       {E::kDeviceMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \(\S+\) and (weight|bias) type \(\S+\) should be the same)"},
       // TensorUtils.cpp checkBackend and checkDeviceType (cuDNN, 1.x-2.x).
       {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkBackend)", R"(^Expected tensor to have \w+ Backend, but got tensor with \w+ Backend)"},
@@ -140,7 +140,7 @@ const std::vector<MessageFamily>& message_families() {
       // aten/src/ATen/TensorIterator.cpp compute_types: an out= tensor of another dtype (1.x-2.x).
       {E::kDtypeMismatch, "1.x-2.x (TensorIterator.cpp compute_types)", R"(^Found dtype \w+ but expected \w+)"},
       // An in-place or out= result of a narrower dtype (TensorIterator.cpp compute_types, 1.5+).
-      {E::kDtypeMismatch, "1.5-2.x (TensorIterator.cpp compute_types)", R"(^result type \w+ can't be cast to the desired output type \w+)"},
+      {E::kDtypeMismatch, "1.5-2.x (TensorIterator.cpp compute_types), seen 1.13.1", R"(^result type \w+ can't be cast to the desired output type \w+)"},
       // Checkpoints (torch/csrc/api/src/serialize/input-archive.cpp).
       {E::kMissingKey, "seen 1.13.1, 2.6.0, 2.14.1", R"(^No such serialized (tensor|submodule):? ')"},
       {E::kFileNotFound, "seen 1.13.1, 2.6.0, 2.14.1", R"(^open file failed because of errno 2 on fopen)"},
