@@ -23,6 +23,9 @@ const std::vector<MessageFamily>& message_families() {
       {E::kDeviceMismatch, "2.8+ (seen 2.14.1)", R"(^Expected all tensors to be on the same device, but got \w+ is on \S+, different from other tensors on \S+)"},
       // at::checkSameGPU (aten/src/ATen/TensorUtils.cpp), 1.x-2.x: cuDNN convolution and others.
       {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameGPU)", R"(^Expected tensor for argument #\d+ '\w+' to have the same device as tensor for argument #\d+)"},
+      // CUDA's masked_fill_ kernel (aten/src/ATen/native/cuda/Indexing.cu masked_fill__cuda, an
+      // operator without a wrapper check), and tp::sim in its place: a mask on another device.
+      {E::kDeviceMismatch, "CUDA builds 1.x-2.x (cuda/Indexing.cu masked_fill__cuda), tp::sim (sim/fallback.cpp)", R"(^expected self and mask to be on the same device, but got mask on \S+ and self on \S+)"},
       // A build or host without the backend.
       {E::kBackendUnavailable, "seen 1.13.1, 2.6.0, 2.14.1", R"(^PyTorch is not linked with support for \w+ devices)"},
       // Only the CUDA backend: 'Meta', 'SparseCPU' and other backends lacking a kernel are no

@@ -14,9 +14,9 @@
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #endif
 
+#include <torchplace/sim/sim.h>
 #include "error_class.h"
 #include "internal/expected_error.h"
-#include <torchplace/sim/sim.h>
 
 namespace sim_devices_test {  // unity-built with the other harness tests
 namespace {
@@ -77,9 +77,9 @@ TEST(SimDevices, TheGuardKeepsACurrentDevicePerThread) {
   {
     const c10::DeviceGuard guard(tp::sim::device(1));
     EXPECT_EQ(current_index(), 1);
-    EXPECT_EQ(torch::empty({2}, torch::TensorOptions().device(c10::DeviceType::PrivateUse1))
-                  .device(),
-              tp::sim::device(1))
+    EXPECT_EQ(
+        torch::empty({2}, torch::TensorOptions().device(c10::DeviceType::PrivateUse1)).device(),
+        tp::sim::device(1))
         << "a device without an index is the current one";
     c10::DeviceIndex other_thread = -1;
     std::thread([&] { other_thread = current_index(); }).join();
@@ -89,9 +89,8 @@ TEST(SimDevices, TheGuardKeepsACurrentDevicePerThread) {
     guard_impl->setDevice(tp::sim::device(1));
   }
   EXPECT_EQ(current_index(), 0) << "the guard did not restore the device";
-  const std::string refused = message_of([&] {
-    guard_impl->setDevice(c10::Device(c10::DeviceType::PrivateUse1, 9));
-  });
+  const std::string refused =
+      message_of([&] { guard_impl->setDevice(c10::Device(c10::DeviceType::PrivateUse1, 9)); });
   EXPECT_NE(refused.find("sim:9"), std::string::npos) << refused;
 }
 
