@@ -49,7 +49,7 @@ const std::vector<MessageFamily>& message_families() {
       //   where (aten/src/ATen/native/TensorCompare.cpp, 1.9-2.0);
       {E::kDeviceMismatch, "1.9-2.0 (TensorCompare.cpp where)", R"(^Expected condition, x and y to be on the same device, but condition is on \S+)"},
       //   masked_fill (aten/src/ATen/native/cuda/Indexing.cu masked_fill__cuda, 1.x-2.x);
-      {E::kDeviceMismatch, "1.x-2.x (cuda/Indexing.cu masked_fill__cuda)", R"(^expected self and mask to be on the same device, but got mask on \S+ and self on \S+)"},
+      {E::kDeviceMismatch, "1.x-2.x (cuda/Indexing.cu masked_fill__cuda), tp::sim (sim/fallback.cpp)", R"(^expected self and mask to be on the same device, but got mask on \S+ and self on \S+)"},
       //   RNN input against hidden state or parameters (aten/src/ATen/native/RNN.cpp check_attributes);
       {E::kDeviceMismatch, "1.x-2.x (RNN.cpp check_attributes), seen 1.13.1", R"(^Input and (hidden|parameter) tensors are not at the same device, found input tensor at \S+ and (hidden|parameter) tensor at \S+)"},
       //   CUDA cat (aten/src/ATen/native/cuda/Shape.cu): "All input ..." 1.x, "torch.cat(): all input ..." 2.x;

@@ -21,6 +21,8 @@ INDICES = "scenarios/cpu_indices.cpp"
 BUFFERS = "scenarios/unregistered_buffers.cpp"
 CHECKPOINT = "scenarios/checkpoint_map_location.cpp"
 AMP = "scenarios/amp.cpp"
+SIM = "harness/sim/sim.cpp"
+SIM_FALLBACK = "harness/sim/fallback.cpp"
 
 
 def cpu_cells(scenario, *parts):
@@ -144,4 +146,14 @@ MUTATIONS = [
     m("conv_types_not_compared", "harness/message_families.cpp",
       "weight|bias) type \\(\\1[A-Z]\\w*\\) should be the same", "weight|bias) type \\(NEVER",
       [(H, "MessageCorpus.EveryEntryClassifiesToItsExpectedClass")]),
+    # tp::sim (issue 27): a second simulated device aliased to the first (every allocation tagged
+    # index 0), and the 0-dim CPU exemption applied to every operator again.
+    m("sim_device_index_dropped", SIM,
+      "return {data, data, &c10::free_cpu, at_index(current_index())};",
+      "return {data, data, &c10::free_cpu, at_index(0)};",
+      [(H, "SimDevices.*"), (S, "multi_gpu.variant=in*devices=sim0+sim1")]),
+    m("sim_over_broad_exemption", SIM_FALLBACK,
+      "DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);",
+      "DeviceCheck device_check(schema, true);",
+      [(H, "SimExemptions.*"), (S, "scalar_operands.case=label_*device=sim0")]),
 ]
