@@ -65,10 +65,11 @@ const std::vector<MessageFamily>& message_families() {
       // torch.save (not TorchScript) archive given to jit::load (deepjavalibrary/djl issues 1509,
       // 2802); only constants.pkl, since a zip without data.pkl is no torch archive at all
       // (near_misses.json). The archive's code/ missing: its
-      // own classes (always __torch__.*) are unknown; torch::jit::ErrorReport's text begins with a
-      // newline (torch/csrc/jit/frontend/script_type_parser.cpp, error_report.cpp).
+      // own classes (always __torch__.*) are unknown (torch/csrc/jit/frontend/
+      // script_type_parser.cpp; torch::jit::ErrorReport's text begins with a newline, which
+      // core_message removes).
       {E::kCorruptArchive, "seen 1.13.1 (inline_container.cpp getRecordID)", R"(^PytorchStreamReader failed locating file constants\.pkl: file not found)"},
-      {E::kCorruptArchive, "seen 1.13.1 (script_type_parser.cpp)", R"(^\nUnknown type name '__torch__\.)"},
+      {E::kCorruptArchive, "seen 1.13.1 (script_type_parser.cpp)", R"(^Unknown type name '__torch__\.)"},
   };
   // clang-format on
   return families;
