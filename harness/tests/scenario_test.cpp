@@ -90,6 +90,15 @@ TEST(Devices, PairsNeedTwoGpusAndSaySo) {
   }
 }
 
+TEST(Devices, ThePairAxisListsTheSimulatedPairFirst) {
+  const std::vector<Placement> pairs = expand(DeviceAxis::kPair);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].label(), "sim:0+sim:1");
+  EXPECT_EQ(naming::name("s", {}, pairs[0].devices, naming::Form::kTestName), "devices=sim0+sim1");
+  EXPECT_FALSE(absent(pairs[0]).has_value()) << "the simulated pair is present on every host";
+  EXPECT_EQ(pairs[1].label(), "cuda:0+cuda:1");
+}
+
 // The code the gate reads (results.json "skip_code"): which absence, from the closed set.
 TEST(Devices, AbsenceCarriesItsSkipCode) {
   const Placement cuda0{{torch::Device(torch::kCUDA, 0)}};
