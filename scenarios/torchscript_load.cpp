@@ -261,7 +261,10 @@ std::optional<tp::Unmet> needs_second_device(const tp::CellSpec& cell) {
     return tp::Unmet{tp::SkipCode::kTooFewGpus, "needs cuda:1 beside cuda:0"};
   }
   if (!tp::sim::is_sim(cell.device())) return std::nullopt;
-  return tp::Unmet{tp::SkipCode::kNotOnSim, "tp::sim has one device (sim:0), no sim:1"};
+  if (const auto unmet = needs_map_to_sim(cell)) return unmet;
+  if (tp::sim::device_count() >= 2) return std::nullopt;
+  return tp::Unmet{tp::SkipCode::kNotOnSim,
+                   "needs sim:1 beside sim:0: TORCHPLACE_SIM_DEVICES asks for one device"};
 }
 
 }  // namespace
