@@ -152,6 +152,16 @@ const std::vector<MessageFamily>& message_families() {
       // torch/csrc/jit/serialization/unpickler.cpp, 1.x-2.x: a data.pkl cut short or garbled.
       {E::kCorruptArchive, "1.x-2.x (unpickler.cpp)", R"(^Overran buffer while unpickling data, didn't find STOP opcode)"},
       {E::kCorruptArchive, "1.x-2.x (unpickler.cpp readString)", R"(^Found character '[^']*' in string, strings must be qualified Python identifiers)"},
+      // TorchScript archives (torch::jit::load). constants.pkl missing (caffe2/serialize/
+      // inline_container.cpp getRecordID): a damaged TorchScript archive, and more often a
+      // torch.save (not TorchScript) archive given to jit::load (deepjavalibrary/djl issues 1509,
+      // 2802); only constants.pkl, since a zip without data.pkl is no torch archive at all
+      // (near_misses.json). The archive's code/ missing: its
+      // own classes (always __torch__.*) are unknown (torch/csrc/jit/frontend/
+      // script_type_parser.cpp; torch::jit::ErrorReport's text begins with a newline, which
+      // core_message removes).
+      {E::kCorruptArchive, "seen 1.13.1 (inline_container.cpp getRecordID)", R"(^PytorchStreamReader failed locating file constants\.pkl: file not found)"},
+      {E::kCorruptArchive, "seen 1.13.1 (script_type_parser.cpp)", R"(^Unknown type name '__torch__\.)"},
   };
   // clang-format on
   return families;

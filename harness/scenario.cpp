@@ -1,8 +1,11 @@
 #include "scenario.h"
 
+#include <torch/csrc/jit/frontend/error_report.h>
+
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <string_view>
 
 #include "internal/results.h"
 #include "naming.h"
@@ -83,6 +86,27 @@ void Cell::raised_under_test(const std::string& operation, const c10::Error& err
   if (!record_.raised_in.empty()) return;  // nested regions: the innermost names it
   record_.raised_in = operation;
   record_.raised_message = error.what_without_backtrace();
+}
+
+// The TorchScript interpreter rethrows every error but a missing kernel (c10::NotImplementedError)
+// as a std::runtime_error that begins with this sentence (torch/csrc/jit/runtime/interpreter.cpp
+// handleError, 1.x-2.x).
+constexpr std::string_view kInterpreterError =
+    "The following operation failed in the TorchScript interpreter.";
+
+void Cell::rethrow_torchscript_error(const std::string& operation, const std::exception& error) {
+  const std::string message = error.what();
+  const bool interpreter = dynamic_cast<const std::runtime_error*>(&error) != nullptr &&
+                           message.rfind(kInterpreterError, 0) == 0;
+  const bool compiler = dynamic_cast<const torch::jit::ErrorReport*>(&error) != nullptr;
+  if (!interpreter && !compiler) throw;  // the exception being handled, unchanged
+  note(operation + " raised " +
+       (interpreter ? "the TorchScript interpreter's std::runtime_error"
+                    : "TorchScript's compiler error (torch::jit::ErrorReport)") +
+       ", judged as a c10::Error with its message");
+  const c10::Error as_c10(c10::SourceLocation{__func__, __FILE__, __LINE__}, message);
+  raised_under_test(operation, as_c10);
+  throw as_c10;
 }
 
 namespace {

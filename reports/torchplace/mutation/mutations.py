@@ -23,6 +23,8 @@ CHECKPOINT = "scenarios/checkpoint_map_location.cpp"
 AMP = "scenarios/amp.cpp"
 SIM = "harness/sim/sim.cpp"
 SIM_FALLBACK = "harness/sim/fallback.cpp"
+TORCHSCRIPT = "scenarios/torchscript_load.cpp"
+SCENARIO_API = "harness/scenario.cpp"
 
 
 def cpu_cells(scenario, *parts):
@@ -156,4 +158,22 @@ MUTATIONS = [
       "DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);",
       "DeviceCheck device_check(schema, true);",
       [(H, "SimExemptions.*"), (S, "scalar_operands.case=label_*device=sim0")]),
+    # TorchScript archives (scenarios/torchscript_load.cpp): the map, and a device baked into the
+    # code. Without a map the cuda:0-tagged archive is refused on a host without CUDA.
+    m("torchscript_map_dropped", TORCHSCRIPT,
+      "return torch::jit::load(archive.tagged_path, torch::kCPU);",
+      "return torch::jit::load(archive.tagged_path);",
+      [cpu_cells("torchscript_load", "case=map_to_cpu")], anchor="void map_to_cpu("),
+    m("torchscript_map_to_model_device_dropped", TORCHSCRIPT,
+      "torch::jit::load(path, cell.device());", "torch::jit::load(path);",
+      [cpu_cells("torchscript_load", "case=map_to_model_device")],
+      anchor="void map_to_model_device("),
+    m("torchscript_baked_device_fix_reverted", TORCHSCRIPT, 'times_ones_on("x.device")',
+      "times_ones_on(literal(traced_on(cell)))",
+      [cpu_cells("torchscript_load", "case=baked_device_fixed")]),
+    # TorchScript's errors that are not c10::Error (the interpreter's std::runtime_error, the
+    # compiler's ErrorReport) no longer judged: they escape the region and fail the cell.
+    m("torchscript_errors_not_judged", SCENARIO_API, "if (!interpreter && !compiler) throw;",
+      "throw;", [(H, "ExpectedError.TorchScript*"),
+                 cpu_cells("torchscript_load", "case=missing_code")]),
 ]
