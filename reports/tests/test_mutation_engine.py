@@ -40,10 +40,24 @@ class Operators(unittest.TestCase):
     def test_every_cpp_operator_fires_outside_comments_and_strings(self):
         mutants = operators_cpp.mutants_of("x.cpp", CPP)
         operators = {m.operator for m in mutants}
-        self.assertEqual(operators, {"rel_flip", "eq_flip", "logic_swap", "not_drop", "bool_flip",
-                                     "negate_if", "delete_branch", "unguard", "const_plus",
-                                     "const_minus", "minmax_swap", "delete_stmt",
-                                     "return_value"})
+        self.assertEqual(
+            operators,
+            {
+                "rel_flip",
+                "eq_flip",
+                "logic_swap",
+                "not_drop",
+                "bool_flip",
+                "negate_if",
+                "delete_branch",
+                "unguard",
+                "const_plus",
+                "const_minus",
+                "minmax_swap",
+                "delete_stmt",
+                "return_value",
+            },
+        )
         self.assertFalse([m for m in mutants if m.line in (1, 3)], "comment or string mutated")
         unguard = [m for m in mutants if m.operator == "unguard"]
         self.assertEqual([m.new.strip() for m in unguard], ["return std::min(a, 2);"])
@@ -51,10 +65,26 @@ class Operators(unittest.TestCase):
     def test_every_python_operator_fires_outside_docstrings_and_fstrings(self):
         mutants = operators_py.mutants_of("x.py", PY)
         operators = {m.operator for m in mutants}
-        self.assertEqual(operators, {"rel_flip", "eq_flip", "logic_swap", "not_drop", "bool_flip",
-                                     "negate_if", "delete_branch", "const_plus", "const_minus",
-                                     "minmax_swap", "delete_stmt", "return_value"})
-        self.assertFalse([m for m in mutants if m.line in (1, 5, 8) and m.operator != "delete_stmt"])
+        self.assertEqual(
+            operators,
+            {
+                "rel_flip",
+                "eq_flip",
+                "logic_swap",
+                "not_drop",
+                "bool_flip",
+                "negate_if",
+                "delete_branch",
+                "const_plus",
+                "const_minus",
+                "minmax_swap",
+                "delete_stmt",
+                "return_value",
+            },
+        )
+        self.assertFalse(
+            [m for m in mutants if m.line in (1, 5, 8) and m.operator != "delete_stmt"]
+        )
         for mutant in mutants:
             ast.parse(operators_py.apply(PY, mutant))
 
@@ -92,7 +122,9 @@ class InScope(unittest.TestCase):
     def test_the_sample_order_follows_the_seed(self):
         first = [m.id for m in generated.sample_order(self.mutants, "abc")]
         self.assertEqual(first, [m.id for m in generated.sample_order(self.mutants, "abc")])
-        self.assertNotEqual(first[:20], [m.id for m in generated.sample_order(self.mutants, "abd")][:20])
+        self.assertNotEqual(
+            first[:20], [m.id for m in generated.sample_order(self.mutants, "abd")][:20]
+        )
         self.assertEqual(sorted(first), sorted(m.id for m in self.mutants))
 
 

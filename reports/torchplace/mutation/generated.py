@@ -44,7 +44,10 @@ def log(text: str) -> None:
 def generate(langs=("cpp", "py"), files=None) -> list:
     """Every mutant in scope, in file then line order."""
     mutants = []
-    for lang, table, module in (("cpp", scope.CPP, operators_cpp), ("py", scope.PYTHON, operators_py)):
+    for lang, table, module in (
+        ("cpp", scope.CPP, operators_cpp),
+        ("py", scope.PYTHON, operators_py),
+    ):
         if lang not in langs:
             continue
         for path in table:
@@ -74,8 +77,11 @@ def check_equivalents(mutants: list, equivalents: dict) -> None:
     known = {mutant.id for mutant in mutants}
     stale = sorted(set(equivalents) - known)
     if stale:
-        raise CannotJudge(EXIT_ENV, f"equivalents name mutants that are not generated (a file "
-                                    f"changed? re-check them): {', '.join(stale[:10])}")
+        raise CannotJudge(
+            EXIT_ENV,
+            f"equivalents name mutants that are not generated (a file "
+            f"changed? re-check them): {', '.join(stale[:10])}",
+        )
 
 
 def sample_order(mutants: list, seed: str) -> list:
@@ -97,11 +103,14 @@ class Scratch:
         self.jobs = jobs
         if in_tree:  # CI: the checkout itself and its existing build; each file is restored
             self.tree, self.build_dir = ROOT, in_tree
-            changed = subprocess.run(["git", "diff", "--quiet", "--", *scope.CPP, *scope.PYTHON],
-                                     cwd=ROOT).returncode
+            changed = subprocess.run(
+                ["git", "diff", "--quiet", "--", *scope.CPP, *scope.PYTHON], cwd=ROOT
+            ).returncode
             if changed:
-                raise CannotJudge(EXIT_ENV, "--in-tree mutates the checkout: commit or stash the "
-                                            "files in scope first")
+                raise CannotJudge(
+                    EXIT_ENV,
+                    "--in-tree mutates the checkout: commit or stash the " "files in scope first",
+                )
             if not (in_tree / "CMakeCache.txt").is_file():
                 raise CannotJudge(EXIT_ENV, f"--in-tree {in_tree}: not a configured build folder")
             return
@@ -113,8 +122,15 @@ class Scratch:
 
     def build(self):
         """(ok, output tail); a build past its deadline is not ok."""
-        args = ["nice", "cmake", "--build", str(self.build_dir), "-j", str(self.jobs),
-                "--target", scope.CPP_BINARY]
+        args = [
+            "cmake",
+            "--build",
+            str(self.build_dir),
+            "-j",
+            str(self.jobs),
+            "--target",
+            scope.CPP_BINARY,
+        ]
         try:
             done = subprocess.run(args, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -144,8 +160,18 @@ class Scratch:
         return ("pass", f"{completed} test(s)") if completed else ("empty", "no test ran")
 
     def ctest(self, regex: str, exclude: str, stop_on_failure: bool):
-        args = ["ctest", "--test-dir", str(self.build_dir), "-R", regex, "--no-tests=error",
-                "--timeout", str(PY_TEST_TIMEOUT_S), "-j", str(self.jobs)]
+        args = [
+            "ctest",
+            "--test-dir",
+            str(self.build_dir),
+            "-R",
+            regex,
+            "--no-tests=error",
+            "--timeout",
+            str(PY_TEST_TIMEOUT_S),
+            "-j",
+            str(self.jobs),
+        ]
         if exclude:
             args += ["-E", exclude]
         if stop_on_failure:
@@ -159,10 +185,16 @@ class Scratch:
             return "empty", "no test matched"
         if done.returncode == 0:
             return "pass", output.strip().splitlines()[-1] if output.strip() else ""
-        failed = [line.split(" - ")[-1] for line in output.splitlines() if "(Failed)" in line
-                  or "(Timeout)" in line or "(SEGFAULT)" in line]
-        if failed and all("(Timeout)" in line for line in output.splitlines()
-                          if line.strip().endswith(("(Failed)", "(Timeout)"))):
+        failed = [
+            line.split(" - ")[-1]
+            for line in output.splitlines()
+            if "(Failed)" in line or "(Timeout)" in line or "(SEGFAULT)" in line
+        ]
+        if failed and all(
+            "(Timeout)" in line
+            for line in output.splitlines()
+            if line.strip().endswith(("(Failed)", "(Timeout)"))
+        ):
             return "timeout", "; ".join(failed)
         return "fail", "; ".join(failed)[:300] or output[-300:]
 
@@ -178,10 +210,15 @@ def baseline(scratch: Scratch, mutants: list) -> None:
         if not ok:
             raise CannotJudge(EXIT_BUILD, "the unmutated scratch copy does not build:\n" + output)
     for kill in sorted({kill_set(mutant) for mutant in mutants}, key=str):
-        verdict, detail = scratch.gtest(kill) if isinstance(kill, str) else scratch.ctest(*kill, False)
+        verdict, detail = (
+            scratch.gtest(kill) if isinstance(kill, str) else scratch.ctest(*kill, False)
+        )
         if verdict != "pass":
-            raise CannotJudge(EXIT_ENV, f"unmutated, the kill set {kill} ended {verdict} "
-                                        f"({detail}): it cannot show a mutant")
+            raise CannotJudge(
+                EXIT_ENV,
+                f"unmutated, the kill set {kill} ended {verdict} "
+                f"({detail}): it cannot show a mutant",
+            )
         log(f"baseline {kill}: pass ({detail})")
 
 
@@ -199,13 +236,14 @@ def try_mutant(scratch: Scratch, mutant) -> dict:
             verdict, detail = scratch.gtest(kill_set(mutant))
         else:
             verdict, detail = scratch.ctest(*kill_set(mutant), True)
-        status = {"fail": "killed", "pass": "survived", "timeout": "timeout",
-                  "empty": "killed"}[verdict]
+        # "empty": every selected test skipped, which CI shows as no failure either
+        status = {"fail": "killed", "pass": "survived", "timeout": "timeout", "empty": "survived"}[
+            verdict
+        ]
         return {"status": status, "detail": detail}
     finally:
         path.write_text(pristine)
-        record_seconds = time.monotonic() - started
-        log(f"{mutant.id} done in {record_seconds:.0f} s")
+        log(f"{mutant.id} done in {time.monotonic() - started:.0f} s")
 
 
 def summarise(records: list, equivalents_count: int) -> dict:
@@ -214,14 +252,19 @@ def summarise(records: list, equivalents_count: int) -> dict:
         counts[record["status"]] += 1
     judged = counts["killed"] + counts["timeout"] + counts["survived"]
     detected = counts["killed"] + counts["timeout"]
-    return {**counts, "tried": len(records), "judged": judged,
-            "kill_ratio": (detected / judged) if judged else None,
-            "equivalents_excluded": equivalents_count}
+    return {
+        **counts,
+        "tried": len(records),
+        "judged": judged,
+        "kill_ratio": (detected / judged) if judged else None,
+        "equivalents_excluded": equivalents_count,
+    }
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog="python3 -m torchplace.mutation.generated",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python3 -m torchplace.mutation.generated", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--lang", default="cpp,py", help="cpp, py or both (default)")
     parser.add_argument("--only", help="comma-separated mutant ids")
     parser.add_argument("--files", help="comma-separated paths in scope")
@@ -229,13 +272,19 @@ def parse_args(argv=None):
     parser.add_argument("--budget-s", type=float, help="start no mutant after this many seconds")
     parser.add_argument("--limit", type=int, help="run at most this many mutants")
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
-    parser.add_argument("--check", action="store_true",
-                        help="generate, check the equivalents file, count; build nothing")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="generate, check the equivalents file, count; build nothing",
+    )
     parser.add_argument("--scratch", default=str(ROOT / "build" / "mutate-generated"))
-    parser.add_argument("--in-tree", metavar="BUILD_DIR",
-                        help="mutate the checkout itself and rebuild in this configured build "
-                             "folder (CI: no scratch build); every file is restored after its "
-                             "mutant, and the checkout must hold no change to the files in scope")
+    parser.add_argument(
+        "--in-tree",
+        metavar="BUILD_DIR",
+        help="mutate the checkout itself and rebuild in this configured build "
+        "folder (CI: no scratch build); every file is restored after its "
+        "mutant, and the checkout must hold no change to the files in scope",
+    )
     parser.add_argument("--out", help="write every mutant's record here (JSON)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     try:
@@ -244,8 +293,10 @@ def parse_args(argv=None):
         sys.exit(EXIT_OK if error.code == 0 else EXIT_USAGE)
     langs = set(args.lang.split(","))
     if not langs or langs - {"cpp", "py"} or (args.budget_s is not None and args.budget_s <= 0):
-        print("generated: --lang takes cpp, py or cpp,py; --budget-s a positive number",
-              file=sys.stderr)
+        print(
+            "generated: --lang takes cpp, py or cpp,py; --budget-s a positive number",
+            file=sys.stderr,
+        )
         sys.exit(EXIT_USAGE)
     args.langs = langs
     return args
@@ -263,7 +314,7 @@ def select(args, mutants: list, equivalents: dict) -> list:
     chosen = [mutant for mutant in mutants if mutant.id not in equivalents]
     if args.sample:
         chosen = sample_order(chosen, args.sample)
-    return chosen[:args.limit] if args.limit else chosen
+    return chosen[: args.limit] if args.limit else chosen
 
 
 def run(args, chosen: list, equivalents: dict) -> int:
@@ -278,7 +329,12 @@ def run(args, chosen: list, equivalents: dict) -> int:
         if args.budget_s is not None and time.monotonic() - started > args.budget_s:
             log(f"budget of {args.budget_s:.0f} s spent: {len(chosen) - len(records)} not tried")
             break
-        record = {"id": mutant.id, "old": mutant.old, "new": mutant.new, **try_mutant(scratch, mutant)}
+        record = {
+            "id": mutant.id,
+            "old": mutant.old,
+            "new": mutant.new,
+            **try_mutant(scratch, mutant),
+        }
         records.append(record)
         print(f"{record['id']}: {record['status']} ({record['detail'][:160]!r})", flush=True)
     summary = summarise(records, len(equivalents))
@@ -290,9 +346,12 @@ def run(args, chosen: list, equivalents: dict) -> int:
         return EXIT_ENV
     survivors = [record["id"] for record in records if record["status"] == "survived"]
     if survivors:
-        print(f"generated: {len(survivors)} mutant(s) survived (kill each with a test, or record "
-              f"it in reports/torchplace/mutation/equivalents with a reason): "
-              f"{', '.join(survivors)}", file=sys.stderr)
+        print(
+            f"generated: {len(survivors)} mutant(s) survived (kill each with a test, or record "
+            f"it in reports/torchplace/mutation/equivalents with a reason): "
+            f"{', '.join(survivors)}",
+            file=sys.stderr,
+        )
         return EXIT_FAIL
     return EXIT_OK
 
@@ -307,8 +366,10 @@ def main(argv=None) -> int:
         if args.list or args.check:
             for mutant in chosen if args.list else []:
                 print(f"{mutant.id}\t{mutant.old.strip()[:60]!r} -> {mutant.new.strip()[:60]!r}")
-            log(f"{len(mutants)} mutant(s) generated, {len(equivalents)} recorded equivalent, "
-                f"{len(chosen)} selected")
+            log(
+                f"{len(mutants)} mutant(s) generated, {len(equivalents)} recorded equivalent, "
+                f"{len(chosen)} selected"
+            )
             return EXIT_OK
         return run(args, chosen, equivalents)
     except CannotJudge as error:

@@ -60,7 +60,7 @@ def code_mask(text: str) -> list:
                 continue
             elif c == "R" and nxt == '"' and (i == 0 or not text[i - 1].isalnum()):
                 close = text.find("(", i)
-                raw_delim = ")" + text[i + 2:close] + '"'
+                raw_delim = ")" + text[i + 2 : close] + '"'
                 state = "raw"
                 line.append("R")
                 i += 1
@@ -123,7 +123,8 @@ NUMBER = re.compile(r"(?<![\w.])(\d+\.\d*|\d*\.\d+|\d+)(e[-+]?\d+)?([fFuUlL]*)(?
 NOT_A_STATEMENT = re.compile(
     r"^\s*(return\b|using\b|namespace\b|template\b|struct\b|class\b|enum\b|case\b|default\b|"
     r"public:|private:|protected:|static_assert\b|constexpr\b|const\b|static\b|auto\b|"
-    r"[\w:<>,]+[&*]?\s+[&*]?\w+(\s*=|\s*\{|\s*\(|;))")
+    r"[\w:<>,]+[&*]?\s+[&*]?\w+(\s*=|\s*\{|\s*\(|;))"
+)
 
 
 def _number_variants(match):
@@ -160,21 +161,25 @@ def _line_mutants(path, number, line, masked, previous_code):
     for match in re.finditer(r"\b(if|while) \(", masked):
         close = _matching_paren(masked, match.end() - 1)
         if close > 0:
-            condition = line[match.end():close]
+            condition = line[match.end() : close]
             sites.append(("negate_if", match.end(), close, f"!({condition})"))
             if match.group(1) == "if":
                 sites.append(("delete_branch", match.end(), close, "false"))
-                rest = masked[close + 1:].strip()
-                if rest.endswith(";") and not masked[:match.start()].strip():  # `if (c) stmt;`
+                rest = masked[close + 1 :].strip()
+                if rest.endswith(";") and not masked[: match.start()].strip():  # `if (c) stmt;`
                     sites.append(("unguard", match.start(), close + 2, ""))
     returned = re.match(r"^(\s*)return (.+);\s*$", masked)
     if returned and returned.group(2).strip() != "{}":
         sites.append(("return_value", 0, len(line), f"{returned.group(1)}return {{}};"))
     stripped = masked.strip()
     starts = previous_code.endswith((";", "{", "}", ":")) or previous_code == ""
-    if (starts and stripped.endswith(";") and re.search(r"\w", stripped)
-            and not NOT_A_STATEMENT.match(masked)
-            and stripped.count("(") == stripped.count(")")):
+    if (
+        starts
+        and stripped.endswith(";")
+        and re.search(r"\w", stripped)
+        and not NOT_A_STATEMENT.match(masked)
+        and stripped.count("(") == stripped.count(")")
+    ):
         sites.append(("delete_stmt", 0, len(line), ""))
     mutants, seen = [], {}
     for operator, start, end, replacement in sorted(sites, key=lambda s: (s[1], s[0])):

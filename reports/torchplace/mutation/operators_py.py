@@ -18,9 +18,18 @@ from dataclasses import dataclass
 
 from torchplace.mutation.operators_cpp import Mutant
 
-COMPARE_FLIPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
-                 ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
-                 ast.In: ast.NotIn, ast.NotIn: ast.In}
+COMPARE_FLIPS = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
 RELATIONAL = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
@@ -34,9 +43,13 @@ class PyMutant(Mutant):
 
 def _is_docstring(node, parents):
     parent = parents.get(id(node))
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str) and parent is not None
-            and getattr(parent, "body", [None])[0] is node)
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and parent is not None
+        and getattr(parent, "body", [None])[0] is node
+    )
 
 
 def _expression_variants(node):
@@ -58,8 +71,11 @@ def _expression_variants(node):
     elif isinstance(node, ast.Constant) and type(node.value) is int:
         yield "const_plus", ast.Constant(node.value + 1)
         yield "const_minus", ast.Constant(node.value - 1)
-    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-          and node.func.id in ("min", "max")):
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("min", "max")
+    ):
         mutated = copy.deepcopy(node)
         mutated.func.id = "max" if node.func.id == "min" else "min"
         yield "minmax_swap", mutated
@@ -74,12 +90,28 @@ def _statement_variants(node, parents):
         mutated = copy.deepcopy(node)
         mutated.body = [ast.Pass()]
         yield "delete_branch", mutated
-    if isinstance(node, ast.Return) and node.value is not None and not (
-            isinstance(node.value, ast.Constant) and node.value.value is None):
+    if (
+        isinstance(node, ast.Return)
+        and node.value is not None
+        and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+    ):
         yield "return_value", ast.Return(ast.Constant(None))
-    deletable = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Raise,
-                 ast.If, ast.For, ast.While, ast.With, ast.Try, ast.Assert, ast.Continue,
-                 ast.Break)
+    deletable = (
+        ast.Expr,
+        ast.Assign,
+        ast.AugAssign,
+        ast.AnnAssign,
+        ast.Return,
+        ast.Raise,
+        ast.If,
+        ast.For,
+        ast.While,
+        ast.With,
+        ast.Try,
+        ast.Assert,
+        ast.Continue,
+        ast.Break,
+    )
     parent = parents.get(id(node))
     if isinstance(node, deletable) and not isinstance(parent, ast.Module):
         yield "delete_stmt", ast.Pass()
@@ -112,8 +144,11 @@ def mutants_of(path: str, text: str) -> list:
             variants = list(_statement_variants(node, parents))
         for operator, mutated in variants:
             sites.append((node.lineno, node.col_offset, operator, node, mutated))
-    fstrings = [(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset)
-                for n in ast.walk(tree) if isinstance(n, ast.JoinedStr)]
+    fstrings = [
+        (n.lineno, n.col_offset, n.end_lineno, n.end_col_offset)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.JoinedStr)
+    ]
     mutants, seen = [], {}
     for line, col, operator, node, mutated in sorted(sites, key=lambda s: (s[0], s[1], s[2])):
         start = (node.lineno, node.col_offset)
@@ -124,28 +159,42 @@ def mutants_of(path: str, text: str) -> list:
         seen[key] = index + 1
         old = _span(lines, node)
         new = _unparse(mutated, node.col_offset)
-        mutants.append(PyMutant(path, line, operator, index, old, new, node.end_lineno,
-                                node.col_offset, node.end_col_offset))
+        mutants.append(
+            PyMutant(
+                path,
+                line,
+                operator,
+                index,
+                old,
+                new,
+                node.end_lineno,
+                node.col_offset,
+                node.end_col_offset,
+            )
+        )
     return mutants
 
 
 def _span(lines, node):
     """The node's source text; ast's columns count UTF-8 bytes."""
     first, last = node.lineno - 1, node.end_lineno - 1
-    data = [line.encode() for line in lines[first:last + 1]]
+    data = [line.encode() for line in lines[first : last + 1]]
     if first == last:
-        return data[0][node.col_offset:node.end_col_offset].decode()
-    return b"\n".join([data[0][node.col_offset:]] + data[1:-1]
-                      + [data[-1][:node.end_col_offset]]).decode()
+        return data[0][node.col_offset : node.end_col_offset].decode()
+    return b"\n".join(
+        [data[0][node.col_offset :]] + data[1:-1] + [data[-1][: node.end_col_offset]]
+    ).decode()
 
 
 def apply(text: str, mutant: PyMutant) -> str:
     lines = text.split("\n")
     if _span(lines, _Span(mutant)) != mutant.old:
         raise ValueError(f"{mutant.id}: its source changed since the mutant was made")
-    head = lines[mutant.line - 1].encode()[:mutant.col].decode()
-    tail = lines[mutant.end_line - 1].encode()[mutant.end_col:].decode()
-    return "\n".join(lines[:mutant.line - 1] + [head + mutant.new + tail] + lines[mutant.end_line:])
+    head = lines[mutant.line - 1].encode()[: mutant.col].decode()
+    tail = lines[mutant.end_line - 1].encode()[mutant.end_col :].decode()
+    return "\n".join(
+        lines[: mutant.line - 1] + [head + mutant.new + tail] + lines[mutant.end_line :]
+    )
 
 
 class _Span:
