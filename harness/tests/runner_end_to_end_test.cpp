@@ -3,8 +3,8 @@
 // every bad cell failed, with the judge's reason, and that the control passed. The judge's unit
 // tests (expected_error_test.cpp) cannot see a runner that ignores the judge's verdict.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -30,7 +30,8 @@ ProbeRun run_probe() {
   TempDir dir("runner_end_to_end");
   const std::string results = dir.file("results.json");
   const std::string command = "timeout -k 5 " + std::to_string(kDeadlineS) + " '" +
-                              TORCHPLACE_RUNNER_PROBE + "' --gtest_filter='runner_probe.*device=cpu'" +
+                              TORCHPLACE_RUNNER_PROBE +
+                              "' --gtest_filter='runner_probe.*device=cpu'" +
                               " --torchplace_results='" + results + "' 2>&1";
   ProbeRun run;
   FILE* pipe = popen(command.c_str(), "r");
@@ -41,7 +42,8 @@ ProbeRun run_probe() {
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream in(results);
   if (!in) return run;
-  for (const nlohmann::json& cell : nlohmann::json::parse(in).at("cells")) {
+  const nlohmann::json doc = nlohmann::json::parse(in);  // kept: the loop reads into it
+  for (const nlohmann::json& cell : doc.at("cells")) {
     run.cells[cell.at("axes").at("case").get<std::string>()] = cell;
   }
   return run;
@@ -55,7 +57,8 @@ const ProbeRun& probe() {
 // The cell failed, and its reason holds `why` (the judge's or the runner's words).
 void expect_failed(const std::string& name, const std::string& why) {
   const auto found = probe().cells.find(name);
-  ASSERT_NE(found, probe().cells.end()) << name << " not in the results; output:\n" << probe().output;
+  ASSERT_NE(found, probe().cells.end()) << name << " not in the results; output:\n"
+                                        << probe().output;
   const nlohmann::json& cell = found->second;
   EXPECT_EQ(cell.at("status"), "fail") << name << ": " << cell.dump(2);
   EXPECT_EQ(cell.at("category"), "failed") << name;

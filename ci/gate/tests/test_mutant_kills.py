@@ -66,5 +66,12 @@ class ToolErrorOutsideMain(unittest.TestCase):
         self.assertNotIn("Traceback", stderr.getvalue())
 
 
+class PValueColumn(unittest.TestCase):
+    def test_a_missing_p_reads_n_a_and_a_value_two_digits(self):
+        # kills reports/torchplace/gate/report.py:21:delete_stmt:0 (the summary printed "None")
+        self.assertEqual(report._p(None), "n/a")
+        self.assertEqual(report._p(0.01234), "0.012")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -38,7 +38,9 @@ void names_the_wrong_argument(Cell& cell) {
 }
 
 // Nothing raises where a DeviceMismatch is expected.
-void raises_nothing(Cell& cell) { cell.under_test("add", [] { return torch::ones({2}) + 1; }); }
+void raises_nothing(Cell& cell) {
+  cell.under_test("add", [] { return torch::ones({2}) + 1; });
+}
 
 Expect mismatch(const CellSpec&) { return Expect::error(ErrorClass::kDeviceMismatch); }
 Expect mismatch_on_target(const CellSpec&) {
