@@ -73,5 +73,37 @@ class PValueColumn(unittest.TestCase):
         self.assertEqual(report._p(0.01234), "0.012")
 
 
+class BehaviourSummary(unittest.TestCase):
+    # A synthetic behaviour section: one regression, nothing new or skipped.
+    SECTION = {
+        "results": "out/run/results.json",
+        "expectations": "ci/gate/expectations.json",
+        "compared": 1,
+        "skipped": [],
+        "new": [],
+        "categories": {"failed": 1},
+        "regressions": [
+            {
+                "id": "demo/case=x/device=cpu",
+                "kind": "started_failing",
+                "expected": {"outcome": "success", "error_class": None},
+                "observed": {"outcome": "success", "error_class": None, "category": "failed"},
+                "detail": "synthetic | detail",
+            }
+        ],
+    }
+
+    def test_each_regression_has_its_row(self):
+        # kills reports/torchplace/gate/report.py:40:delete_stmt:0 (the table without rows)
+        rows = [
+            line
+            for line in report._behaviour_lines(self.SECTION)
+            if line.startswith("| `demo/case=x/device=cpu` |")
+        ]
+        self.assertEqual(len(rows), 1)
+        self.assertIn("started_failing", rows[0])
+        self.assertIn("synthetic \\| detail", rows[0])
+
+
 if __name__ == "__main__":
     unittest.main()
