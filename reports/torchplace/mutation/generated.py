@@ -24,6 +24,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -139,7 +140,7 @@ class Scratch:
 
     def gtest(self, pattern: str):
         """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test)."""
-        report = self.tree / "generated-gtest.json"
+        report = Path(tempfile.gettempdir()) / f"torchplace-generated-{os.getpid()}.json"
         report.unlink(missing_ok=True)
         binary = self.build_dir / "harness" / scope.CPP_BINARY
         command = [str(binary), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
@@ -150,7 +151,9 @@ class Scratch:
         if not report.is_file():
             return "fail", f"crashed (exit {done.returncode})"
         failed, completed = [], 0
-        for suite in json.loads(report.read_text())["testsuites"]:
+        suites = json.loads(report.read_text())["testsuites"]
+        report.unlink()
+        for suite in suites:
             for test in suite["testsuite"]:
                 completed += test.get("result") == "COMPLETED"
                 if test.get("failures"):
