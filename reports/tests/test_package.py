@@ -100,6 +100,7 @@ class EntryPoints(unittest.TestCase):
     # entry point -> bad arguments (none of them may start work: --list, a real file, ...)
     BAD = {"torchplace.report": ["--colour"], "torchplace.gate.calibrate": ["--colour"],
            "torchplace.gate.interleave": ["--colour"], "torchplace.mutation": ["--colour"],
+           "torchplace.mutation.generated": ["--colour"],
            "torchplace.matrix.merge": [], "torchplace.matrix.gate": [],
            "torchplace.matrix.corpus": [], "torchplace.matrix.status": [],
            "torchplace.apt_log": [], "torchplace.bench_json": ["frobnicate"],

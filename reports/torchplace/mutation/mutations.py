@@ -16,6 +16,8 @@ SCALER = "harness/fixes/grad_scaler.h"
 PREFETCHER = "harness/fixes/prefetcher.h"
 JUDGE = "harness/internal/expected_error.cpp"
 NAMING = "harness/naming.cpp"
+RUNNER = "harness/internal/cell_runner.cpp"
+NUMERIC = "harness/numeric.h"
 LABELS = "scenarios/forgotten_labels.cpp"
 INDICES = "scenarios/cpu_indices.cpp"
 BUFFERS = "scenarios/unregistered_buffers.cpp"
@@ -176,4 +178,15 @@ MUTATIONS = [
     m("torchscript_errors_not_judged", SCENARIO_API, "if (!interpreter && !compiler) throw;",
       "throw;", [(H, "ExpectedError.TorchScript*"),
                  cpu_cells("torchscript_load", "case=missing_code")]),
+    # Issue 26: the runner enforces the judge (bad cells through the real runner, in a child
+    # process: harness/tests/runner_end_to_end_test.cpp), TP_EXPECT_CLOSE fails NaN, and the
+    # GradScaler finds an inf in any one of several parameters.
+    m("runner_notes_unexpected_error", RUNNER,
+      "if (const auto why = unexpected_error(record)) ADD_FAILURE() << *why;",
+      "if (const auto why = unexpected_error(record)) cell.note(*why);",
+      [(H, "RunnerEndToEnd.*")]),
+    m("expect_close_passes_nan", NUMERIC, "EXPECT_LE(tp_ratio_, 1.0)",
+      "EXPECT_FALSE(tp_ratio_ > 1.0)", [(H, "ExpectClose.*")]),
+    m("found_inf_overwritten", SCALER, "if (!found_inf) found_inf = !torch::isfinite",
+      "found_inf = !torch::isfinite", [(H, "GradScaler.*")]),
 ]
