@@ -17,7 +17,8 @@ std::vector<Placement> expand(DeviceAxis axis) {
     placements.push_back({{torch::Device(torch::kCPU)}});
     placements.push_back({{sim::device()}});  // simulated: present on every host
   }
-  if (axis == DeviceAxis::kCudaPair) {
+  if (axis == DeviceAxis::kRankPair) placements.push_back({{torch::Device(torch::kCPU)}});
+  if (axis == DeviceAxis::kCudaPair || axis == DeviceAxis::kRankPair) {
     placements.push_back({{torch::Device(torch::kCUDA, 0), torch::Device(torch::kCUDA, 1)}});
     return placements;
   }
@@ -38,6 +39,7 @@ std::string_view name_of(SkipCode code) {
     case SkipCode::kOtherCell: return "covered_by_other_cell";
     case SkipCode::kDeviceUnusable: return "device_unusable";
     case SkipCode::kNotOnSim: return "not_on_sim";
+    case SkipCode::kNoC10dGloo: return "no_c10d_gloo";
   }
   return "unlisted";
 }

@@ -17,6 +17,7 @@ enum class DeviceAxis {
               // even when N == 0)
   kCudaOnly,  // cuda:0 .. cuda:N-1 (cuda:0 listed even when N == 0)
   kCudaPair,  // (cuda:0, cuda:1): cells that need two GPUs
+  kRankPair,  // two ranks' devices: cpu (both ranks on the CPU), then (cuda:0, cuda:1)
 };
 
 struct Placement {

@@ -60,6 +60,11 @@ const std::vector<MessageFamily>& message_families() {
       // torch/csrc/jit/serialization/unpickler.cpp, 1.x-2.x: a data.pkl cut short or garbled.
       {E::kCorruptArchive, "1.x-2.x (unpickler.cpp)", R"(^Overran buffer while unpickling data, didn't find STOP opcode)"},
       {E::kCorruptArchive, "1.x-2.x (unpickler.cpp readString)", R"(^Found character '[^']*' in string, strings must be qualified Python identifiers)"},
+      // Gloo's TCP transport (gloo/transport/tcp/unbound_buffer.cc waitRecv/waitSend, GLOO_ERROR_MSG
+      // prefixes "[file:line] "), the same text in Debian's libgloo 0.0~git20220518 and gloo's main;
+      // c10d's ProcessGroupGloo rethrows it from Work::wait as it is (AsyncWork::execute keeps the
+      // exception, 1.13-2.x). A rank waited in a collective its peer never joined.
+      {E::kCollectiveTimeout, "1.13.1-2.x (gloo transport/tcp/unbound_buffer.cc; ProcessGroupGloo.cpp rethrows it)", R"(^\[[^\]]*gloo/transport/tcp/unbound_buffer\.cc:\d+\] Timed out waiting \d+ms for (recv|send) operation to complete)"},
   };
   // clang-format on
   return families;

@@ -2,6 +2,8 @@
 # root is made (debootstrap --variant=minbase), provisioned (apt) and entered (chroot).
 # shellcheck shell=bash
 
+# Each root gets TP_APT_PACKAGES (ci/lib/common.sh), libgloo-dev included: c10d's
+# ProcessGroupGloo.hpp includes <gloo/...>, which no libtorch-dev depends on (the ddp scenario).
 # LibTorch version -> the Debian suite whose libtorch-dev is that version.
 declare -grA TP_MATRIX_SUITES=([1.13.1]=bookworm [2.6.0]=trixie [2.14.1]=sid)
 readonly TP_MATRIX_VERSIONS="1.13.1 2.6.0 2.14.1" # oldest first

@@ -17,6 +17,7 @@ SKIP_CODES = {
     "needs_no_cuda": "the check needs a LibTorch or host without CUDA",
     "covered_by_other_cell": "the committed expectation is a skip: another cell covers it",
     "not_on_sim": "the simulated device (sim:0) lacks what the cell needs",
+    "no_c10d_gloo": "this LibTorch lacks c10d's Gloo backend (or the Gloo headers)",
 }
 NOT_ACCEPTED = {
     "device_unusable": "an earlier cell's sticky CUDA error broke the device",
@@ -55,6 +56,8 @@ def skip_problem(cell, committed, fingerprint):
         "needs_no_cuda": count == 0,
         "covered_by_other_cell": committed is not None and committed["outcome"] != "skip",
         "not_on_sim": not cell["device"].startswith("sim"),
+        # the run's fingerprint must say the suite was built without c10d's Gloo
+        "no_c10d_gloo": fingerprint.get("c10d_gloo") is not False,
     }.get(code, False)
     if contradiction:
         return (f"skip_code {code!r} contradicts the run (built_with_cuda={built}, "

@@ -21,6 +21,7 @@ INDICES = "scenarios/cpu_indices.cpp"
 BUFFERS = "scenarios/unregistered_buffers.cpp"
 CHECKPOINT = "scenarios/checkpoint_map_location.cpp"
 AMP = "scenarios/amp.cpp"
+DDP = "scenarios/ddp.cpp"
 
 
 def cpu_cells(scenario, *parts):
@@ -130,4 +131,11 @@ MUTATIONS = [
     # One product of the axes: the named axis varies slowest (the host cache's one size at a time).
     m("product_ignores_slowest", NAMING, "std::rotate(order.begin(), it, it + 1);", "(void)it;",
       [(H, "Naming.*")]),
+    # Data-parallel training (scenarios/ddp.cpp), killed on the CPU column.
+    m("ddp_rank_map_dropped", DDP, "torch::load(model, path, device); });",
+      "torch::load(model, path); });", [cpu_cells("ddp", "variant=checkpoint_with_rank_map")]),
+    m("ddp_allreduce_skipped", DDP, "group.allreduce(flat)->wait();", "",
+      [cpu_cells("ddp", "variant=each_rank_on_its_device")]),
+    m("ddp_average_not_divided", DDP, "flat[0].div_(kWorld);", "",
+      [cpu_cells("ddp", "variant=each_rank_on_its_device")]),
 ]
