@@ -5,7 +5,8 @@
 // Gloo reduces CPU tensors: a rank on sim or CUDA copies its flattened gradients to the CPU for
 // the allreduce and back (average_gradients), explicitly.
 // Columns (DeviceAxis::kRankPair): cpu, both ranks on the CPU, where the placement mistakes are
-// latent; then a device pair, rank r on devices[r] (cuda:0+cuda:1), where they raise.
+// latent; then a device pair, rank r on devices[r] (sim:0+sim:1 on every host, tp::sim; and
+// cuda:0+cuda:1), where they raise.
 //   each_rank_on_its_device      the fix: after every step both ranks' parameters are equal and
 //                                match a single-process full-batch float64 reference.
 //   rank_inputs_left_on_cpu      broken: rank 1 forgets to move its batch: DeviceMismatch on

@@ -90,13 +90,23 @@ TEST(Devices, PairsNeedTwoGpusAndSaySo) {
   }
 }
 
-// Two ranks' devices (scenarios/ddp.cpp): both on the CPU, then the GPU pair.
+TEST(Devices, ThePairAxisListsTheSimulatedPairFirst) {
+  const std::vector<Placement> pairs = expand(DeviceAxis::kPair);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].label(), "sim:0+sim:1");
+  EXPECT_EQ(naming::name("s", {}, pairs[0].devices, naming::Form::kTestName), "devices=sim0+sim1");
+  EXPECT_FALSE(absent(pairs[0]).has_value()) << "the simulated pair is present on every host";
+  EXPECT_EQ(pairs[1].label(), "cuda:0+cuda:1");
+}
+
+// Two ranks' devices (scenarios/ddp.cpp): both on the CPU, then the pair axis's pairs.
 TEST(Devices, RankPairsStartOnTheCpu) {
   const std::vector<Placement> ranks = expand(DeviceAxis::kRankPair);
-  ASSERT_EQ(ranks.size(), 2u);
+  ASSERT_EQ(ranks.size(), 3u);
   EXPECT_EQ(ranks[0].label(), "cpu");
   EXPECT_FALSE(absent(ranks[0]).has_value());
-  EXPECT_EQ(ranks[1].label(), "cuda:0+cuda:1");
+  EXPECT_EQ(ranks[1].label(), "sim:0+sim:1");
+  EXPECT_EQ(ranks[2].label(), "cuda:0+cuda:1");
 }
 
 // The code the gate reads (results.json "skip_code"): which absence, from the closed set.
