@@ -72,17 +72,10 @@ struct Expect {
   }
 };
 
-// The outcome category of a cell, its machine value in results.json "category" and its label:
-//   passed              "passed"                             ran and proved its claim
-//   expected_error      "expected error"                     the broken variant raised its class
-//   ran_unexercised     "ran (placement not exercised)"      a fix ran where its mistake is latent
-//   latent_unexercised  "latent (mistake cannot show here)"  a broken variant ran, as expected here
-//   race_shown          "race shown"                         an unsynchronised control went wrong
-//   race_not_shown      "race not shown"                     a race control, or its fixed pair,
-//                                                            where the copy was never in flight
-//   skipped / failed    "skipped" / "failed"
-// expected_category() is what the expectation promises; the record's category adds the status
-// and what the body reported.
+// The outcome category of a cell: its machine value in results.json "category" and its label,
+// defined once by category_label() in scenario.cpp (torchplace.schema's CATEGORIES must equal it:
+// reports/tests/test_package.py). expected_category() is what the expectation promises; the
+// record's category adds the status and what the body reported.
 const char* expected_category(const Expect& expect);
 const char* category_label(const std::string& category);
 

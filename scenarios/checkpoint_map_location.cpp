@@ -200,8 +200,10 @@ tp::Expect cross_device(const tp::CellSpec& cell) {
   return tp::cross_device_mistake(cell, "the map and the model share a device").naming("mat1");
 }
 
-std::optional<tp::Unmet> needs_no_cuda(const tp::CellSpec&) {
-  if (!torch::cuda::is_available()) return std::nullopt;
+// Never on a CUDA cell: its expectation (a skip) covers it, and the gate accepts needs_no_cuda
+// on no CUDA cell (reports/torchplace/gate/skips.py).
+std::optional<tp::Unmet> needs_no_cuda(const tp::CellSpec& cell) {
+  if (cell.device().is_cuda() || !torch::cuda::is_available()) return std::nullopt;
   return tp::Unmet{tp::SkipCode::kNeedsNoCuda,
                    "needs a LibTorch or host without CUDA: here a plain torch::load succeeds "
                    "(default_load_with_cuda covers it)"};

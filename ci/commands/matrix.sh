@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # ci/torchplace matrix [--versions LIST] [--out DIR] [--roots DIR] [--gate] [--fresh]
 #                      [--bookworm-root] [--cuda-compile]
 # The LibTorch version matrix: builds and runs the suite (scenarios and a short benchmark pass)

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # ci/torchplace mutate [--only NAME,...] [--list] [--no-install]: the mutation check
 # (ci/mutation/README.md). Breaks each fix in turn in a scratch copy (build/mutate/), rebuilds
 # only what the mutation touches, and expects its CPU tests to fail. Exits 1 naming any mutation

@@ -17,5 +17,6 @@ cmd_report() {
   [[ -d "$in_dir" ]] || tp_die $TP_EXIT_ENV "report: $in_dir is not a folder"
   local python
   python=$(tp_require_python)
-  "$python" -m torchplace.report "$in_dir" --out "${out:-$in_dir}"
+  # exec: a SIGTERM to the command reaches the report, which stops cleanly (exit 3)
+  exec "$python" -m torchplace.report "$in_dir" --out "${out:-$in_dir}"
 }

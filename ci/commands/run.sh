@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # ci/torchplace run [--out DIR] [--suite BIN [--bench BIN]] [--no-install]: the main job.
 # Without --suite: builds this repository (CMake preset "ci"), runs the scenario matrix on every
 # device here, then the transfer benchmarks, then renders the report, all into DIR.

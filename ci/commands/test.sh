@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # ci/torchplace test [--no-install]: build, then run every CTest test (JUnit in the build folder).
 cmd_test() {
   while (($#)); do

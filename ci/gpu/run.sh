@@ -43,7 +43,7 @@ while (($#)); do
 done
 SECONDS=0 # the budget counts from here
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit 3
 # shellcheck source=../lib/common.sh
 source "$top/ci/lib/common.sh" # PYTHONPATH for python3 -m torchplace.*
 mkdir -p "$out" && out=$(cd "$out" && pwd) || die 3 "cannot create $out"

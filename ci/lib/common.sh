@@ -3,6 +3,7 @@
 
 # 2 is kept for the gates' "behaviour regression"; usage errors take sysexits' EX_USAGE; 77 is a
 # test's skip. The same values as torchplace.schema's EXIT_* (reports/tests/test_package.py).
+# shellcheck disable=SC2034 # used by the files that source this one
 readonly TP_EXIT_OK=0 TP_EXIT_FAIL=1 TP_EXIT_REGRESSION=2 TP_EXIT_ENV=3 TP_EXIT_BUILD=4 \
   TP_EXIT_USAGE=64 TP_EXIT_SKIP=77
 TP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

@@ -30,12 +30,14 @@ build_targets() {
   [[ -n "${TP_MATRIX_TARGETS:-}" ]] || return 0
   known=$(cmake --build "$build_dir" --target help)
   for target in $TP_MATRIX_TARGETS; do
-    grep -qw "$target" <<<"$known" && echo "--target $target"
+    grep -qw "$target" <<<"$known" && printf '%s\n' --target "$target"
   done
 }
+targets=()
 {
   cmake -S "$source_dir" --preset ci -B "$build_dir" "${extra_args[@]}" &&
-    cmake --build "$build_dir" -j "$(nproc)" $(build_targets)
+    mapfile -t targets < <(build_targets) &&
+    cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"
 } >"$out/build.log" 2>&1
 build_status=$?
 build_seconds=$((SECONDS - start))

@@ -63,6 +63,30 @@ TEST(StickyCudaErrors, OnlyErrorsThatBreakTheContextCount) {
   EXPECT_FALSE(is_sticky_cuda_error(""));
 }
 
+// The wrappers core_message removes, each around one real sentence (synthetic compositions in the
+// documented form of each wrapper; the real wrapped messages are in harness/messages/corpus.json).
+TEST(CoreMessage, RemovesTheKnownWrappersAndTheBacktrace) {
+  const std::string sentence = "mat1 and mat2 must have the same dtype";
+  EXPECT_EQ(core_message("RuntimeError: " + sentence), sentence);
+  EXPECT_EQ(core_message("  torch.cuda.OutOfMemoryError: " + sentence), sentence);
+  EXPECT_EQ(core_message("[enforce fail at inline_container.cc:145] . " + sentence), sentence);
+  EXPECT_EQ(core_message("[enforce fail at CPUAllocator.cpp:64] data. " + sentence), sentence);
+  EXPECT_EQ(core_message(sentence + "\nException raised from addmm at Blas.cpp:1 (most recent call first):\nframe #0"), sentence);
+  EXPECT_EQ(core_message(sentence + " (operator() at aten/src/ATen/x.cpp:1)\nframe #0: c10::Error"),
+            sentence + " (operator() at aten/src/ATen/x.cpp:1)");
+  EXPECT_EQ(core_message("The following operation failed in the TorchScript interpreter.\n"
+                         "Traceback of TorchScript (most recent call last):\n"
+                         "  File \"<string>\", line 2, in forward\n"
+                         "def forward(self, x):\n  return x.mm(x)\n         ~~~~ <--- HERE\n"
+                         "RuntimeError: " + sentence + "\n"),
+            sentence + "\n");
+  // A name that is not one of LibTorch's Python exceptions stays: the message is not LibTorch's.
+  EXPECT_EQ(classify("UserWarning: " + sentence), ErrorClass::kUnclassified);
+  // The interpreter's sentence with no message line after it classifies as nothing.
+  EXPECT_EQ(classify("The following operation failed in the TorchScript interpreter.\n"),
+            ErrorClass::kUnclassified);
+}
+
 TEST(MessageFamilies, EveryPatternCompilesAndNamesItsVersions) {
   for (const MessageFamily& family : message_families()) {
     EXPECT_FALSE(family.versions.empty()) << family.pattern;

@@ -2,6 +2,8 @@
 """Tests of the package's own rules (reports/README.md):
   - the exit codes: ci/lib/common.sh's TP_EXIT_* equal torchplace.schema's EXIT_CODES, name for
     name and value for value, so that the shell and the Python cannot drift apart;
+  - the outcome categories: harness/scenario.cpp's category_label() table (the definition the
+    C++ writes into results.json) equals torchplace.schema's CATEGORIES, value for value;
   - no Python file of the repository edits sys.path (imports go through PYTHONPATH=reports);
   - every module outside torchplace.report imports without matplotlib (a bare GPU runner's
     python3 must still gate), and none of them imports scipy when imported;
@@ -49,6 +51,22 @@ class ExitCodes(unittest.TestCase):
                                              "BUILD": 4, "USAGE": 64, "SKIP": 77})
 
 
+def harness_category_labels():
+    """{category: label} of the table in harness/scenario.cpp's category_label()."""
+    source = (schema.ROOT / "harness" / "scenario.cpp").read_text(encoding="utf-8")
+    body = re.search(r"category_label\(const std::string& category\) \{(.*?)\n\}", source, re.S)
+    if body is None:
+        raise AssertionError("harness/scenario.cpp: category_label() not found; update this test")
+    return dict(re.findall(r'\{"(\w+)", "([^"]+)"\}', body.group(1)))
+
+
+class CategoryLabels(unittest.TestCase):
+    def test_harness_and_python_agree(self):
+        labels = harness_category_labels()
+        self.assertGreaterEqual(len(labels), 8, labels)
+        self.assertEqual(labels, schema.CATEGORIES)
+
+
 class NoPathHacks(unittest.TestCase):
     EDIT = re.compile(r"sys\.path\s*(\.\s*(insert|append|extend)|\[|=|\+=)")
 
@@ -85,7 +103,7 @@ class EntryPoints(unittest.TestCase):
            "torchplace.matrix.merge": [], "torchplace.matrix.gate": [],
            "torchplace.matrix.corpus": [], "torchplace.matrix.status": [],
            "torchplace.apt_log": [], "torchplace.bench_json": ["frobnicate"],
-           "torchplace.run_record": [],
+           "torchplace.run_record": [], "torchplace.explain": ["--colour"],
            "torchplace.sim_verdicts": ["--colour"], "torchplace.torch_info": ["colour"]}
     # documented otherwise: the gate's usage errors are its exit 3 (ci/torchplace gate --help);
     # every argument of requires is a module name to probe

@@ -3,13 +3,16 @@ what `ci/torchplace run` and a version-matrix column did, step by step, for the 
 it (torchplace.matrix.merge). Each call merges one step into the file, atomically:
 
   python3 -m torchplace.run_record OUT/run.json STEP status=VALUE [KEY=VALUE ...]
+  python3 -m torchplace.run_record --status OUT/run.json STEP...  (prints each step's status,
+                                                                    or "absent", on one line)
 
 Values that are whole or decimal numbers are stored as numbers, true/false as booleans, the rest
 as strings. Steps: prepare (matrix roots), build, scenarios, bench, probe, report; each has a
 status (scenarios: ok | cells_failed | crashed | no_results; build: ok | failed | compiled;
 bench: ran | failed | absent) and, where timed, seconds.
 
-exit: 0 recorded, 3 the existing file is not a run record (left as it is), 64 bad arguments
+exit: 0 recorded (or printed), 3 the existing file is not a run record (left as it is; --status:
+missing too), 64 bad arguments
 """
 import json
 import os
@@ -51,7 +54,20 @@ def record(path, step, fields):
     schema.write_atomically(path, json.dumps(doc, indent=1) + "\n")
 
 
+def step_status(path, step):
+    """A step's status in the run record at `path`, "absent" when it has none; InputError when
+    the record is missing or malformed."""
+    return schema.load_run(path)["steps"].get(step, {}).get("status", "absent")
+
+
 def main(argv):
+    if len(argv) >= 4 and argv[1] == "--status":  # --status RUN_JSON STEP...: their statuses
+        try:
+            print(" ".join(step_status(argv[2], step) for step in argv[3:]))
+        except schema.InputError as error:
+            print(f"torchplace: run_record: {error}", file=sys.stderr)
+            return schema.EXIT_INPUT
+        return schema.EXIT_OK
     if len(argv) < 4 or not STEP.fullmatch(argv[2]):
         print(__doc__, file=sys.stderr)
         return schema.EXIT_USAGE

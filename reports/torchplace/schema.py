@@ -6,9 +6,11 @@ bytes that are not UTF-8, malformed JSON, an empty file, a document of another s
 missing field, a field of the wrong type (a list of objects that is not one).
 """
 import argparse
+import contextlib
 import json
 import os
 import re
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -108,33 +110,131 @@ CATEGORIES = {
 }
 EVIDENCE = ("passed", "expected_error", "race_shown")
 NOT_RUN = "not_run"  # matrix only: the column's build or run did not get to the cell
+# The closed sets of harness/internal/results.{h,cpp}: what a cell expected, what it observed.
+EXPECTED_OUTCOMES = ("success", "error", "skip")
+OBSERVED_OUTCOMES = ("success", "error", "exception", "not_run")
+# A category as the harness derives it from the status (CellRecord::category): a skip is
+# "skipped", any status but pass (fail, or a cell that never finished) is "failed", and a pass
+# is one of the rest. The expected category as expected_category() derives it from the outcome.
+CATEGORY_OF_STATUS = {"skip": ("skipped",), "pass": ("passed", "expected_error", "race_shown",
+                                                     "ran_unexercised", "latent_unexercised",
+                                                     "race_not_shown")}
+EXPECTED_CATEGORY = {"error": ("expected_error",), "skip": ("skipped",),
+                     "success": ("passed", "ran_unexercised", "latent_unexercised", "race_shown")}
 
 
 def check_category(category, where, allowed=CATEGORIES):
-    if category not in allowed:
+    if not isinstance(category, str) or category not in allowed:
         raise InputError(f"{where}: unknown outcome category {category!r} (known: "
                          f"{', '.join(allowed)}); results written before categories existed "
                          "must be produced again")
     return category
 
 
+NONE = type(None)
+
+
+def typed(mapping, key, types, where, optional=False):
+    """mapping[key], which must be one of `types` (bool is no int); InputError otherwise. An
+    optional key may be absent (None is returned)."""
+    if key not in mapping:
+        if optional:
+            return None
+        raise InputError(f"{where}: missing field(s) {key}")
+    value = mapping[key]
+    wrong_bool = isinstance(value, bool) and bool not in types
+    if wrong_bool or not isinstance(value, types):
+        names = " or ".join("null" if t is NONE else t.__name__ for t in types)
+        raise InputError(f"{where}: {key} must be {names}, found {type(value).__name__} "
+                         f"{_clip(value)}")
+    return value
+
+
+def one_of(mapping, key, allowed, where):
+    """mapping[key] as text from a closed set."""
+    value = typed(mapping, key, (str,), where)
+    if value not in allowed:
+        raise InputError(f"{where}: {key} {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _clip(value, limit=60):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+
+def check_fingerprint(fingerprint, where):
+    """The fields the gates read: libtorch_version, cuda.built_with_cuda, cuda.device_count."""
+    if not isinstance(fingerprint, dict):
+        raise InputError(f"{where}: fingerprint must be an object, found "
+                         f"{type(fingerprint).__name__} {_clip(fingerprint)}")
+    where = f"{where}: fingerprint"
+    typed(fingerprint, "libtorch_version", (str,), where)
+    cuda = typed(fingerprint, "cuda", (dict,), where)
+    typed(cuda, "built_with_cuda", (bool,), f"{where}.cuda")
+    count = typed(cuda, "device_count", (int,), f"{where}.cuda")
+    if count < 0:
+        raise InputError(f"{where}.cuda: device_count {count} is negative")
+    if count and not cuda["built_with_cuda"]:
+        raise InputError(f"{where}.cuda: {count} CUDA device(s) on a LibTorch built without CUDA")
+    return fingerprint
+
+
+def check_cell(cell, where):
+    """Every field of a results.json cell the tools read, its type and its closed set; the
+    category must agree with the status and the expected category with the expected outcome."""
+    require(cell, CELL_FIELDS, where)
+    if not typed(cell, "id", (str,), where):
+        raise InputError(f"{where}: id is empty")
+    for key in ("scenario", "device", "status", "reason"):
+        typed(cell, key, (str,), where)
+    axes = typed(cell, "axes", (dict,), where)
+    for name, value in axes.items():
+        typed(axes, name, (str,), f"{where}.axes")
+    expected = typed(cell, "expected", (dict,), where)
+    outcome = one_of(expected, "outcome", EXPECTED_OUTCOMES, f"{where}.expected")
+    typed(expected, "error_class", (str,) if outcome == "error" else (NONE,), f"{where}.expected")
+    check_category(expected.get("category"), f"{where}.expected")
+    if expected["category"] not in EXPECTED_CATEGORY[outcome]:
+        raise InputError(f"{where}.expected: category {expected['category']!r} contradicts "
+                         f"outcome {outcome!r}")
+    observed = typed(cell, "observed", (dict,), where)
+    seen = one_of(observed, "outcome", OBSERVED_OUTCOMES, f"{where}.observed")
+    typed(observed, "error_class", (str,) if seen == "error" else (str, NONE), f"{where}.observed")
+    typed(observed, "message", (str,), f"{where}.observed", optional=True)
+    category = check_category(cell["category"], where)
+    allowed = CATEGORY_OF_STATUS.get(cell["status"], ("failed",))
+    if category not in allowed:
+        raise InputError(f"{where}: category {category!r} contradicts status {cell['status']!r} "
+                         f"(a {cell['status']!r} cell is {' or '.join(allowed)})")
+    if cell["status"] == "pass" and (seen == "error") != (category == "expected_error"):
+        raise InputError(f"{where}: a passing cell that observed {seen!r} cannot be {category!r}")
+    if cell["status"] == "pass" and seen not in ("success", "error"):
+        raise InputError(f"{where}: a passing cell cannot have observed {seen!r}")
+    typed(cell, "skip_code", (str, NONE), where, optional=True)
+    for index, note in enumerate(typed(cell, "notes", (list,), where, optional=True) or []):
+        if not isinstance(note, str):
+            raise InputError(f"{where}: notes[{index}] must be str, found {type(note).__name__}")
+    return cell
+
+
 def load_results(path):
-    """A scenario results document (schema torchplace.results/1)."""
+    """A scenario results document (schema torchplace.results/1), every field the tools read
+    checked for its type (check_cell, check_fingerprint): the one place that does it."""
     doc = load_json(path, "scenario results")
     require(doc, ("schema", "fingerprint", "cells"), path)
     if doc["schema"] != RESULTS_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {RESULTS_SCHEMA!r}")
     for index, cell in enumerate(require_objects(doc, "cells", path)):
-        where = f"{path}: cells[{index}]"
-        require(cell, CELL_FIELDS, where)
-        check_category(cell["category"], where)
-        require(cell["expected"], ("category",), f"{where}.expected")
-        check_category(cell["expected"]["category"], f"{where}.expected")
+        check_cell(cell, f"{path}: cells[{index}]")
+    check_fingerprint(doc["fingerprint"], path)
     return doc
 
 
 def load_run(path):
-    """A run record (schema torchplace.run/1): {"schema", "steps": {step: {"status", ...}}}."""
+    """A run record (schema torchplace.run/1): {"schema", "steps": {step: {"status", ...}}};
+    a step's status is text, its exit a whole number, its seconds a number."""
     doc = load_json(path, "run record")
     require(doc, ("schema", "steps"), path)
     if doc["schema"] != RUN_SCHEMA:
@@ -142,7 +242,11 @@ def load_run(path):
     if not isinstance(doc["steps"], dict):
         raise InputError(f"{path}: steps must be an object, found {type(doc['steps']).__name__}")
     for name, step in doc["steps"].items():
-        require(step, ("status",), f"{path}: steps.{name}")
+        where = f"{path}: steps.{name}"
+        require(step, ("status",), where)
+        typed(step, "status", (str,), where)
+        typed(step, "exit", (int,), where, optional=True)
+        typed(step, "seconds", (int, float), where, optional=True)
     return doc
 
 
@@ -151,22 +255,45 @@ MATRIX_CELL_FIELDS = ("id", "scenario", "axes", "device", "by_version")
 BY_VERSION_FIELDS = ("status", "observed_outcome", "category")
 
 
+def check_matrix_entry(entry, where):
+    """One cell's entry for one version: a cell that ran (status pass, fail or skip, a category
+    agreeing with it) or one its column never got to (any other status, category not_run)."""
+    require(entry, BY_VERSION_FIELDS, where)
+    status = typed(entry, "status", (str,), where)
+    ran = status in ("pass", "fail", "skip")
+    one_of(entry, "observed_outcome", OBSERVED_OUTCOMES if ran else (NOT_RUN,), where)
+    category = check_category(entry["category"], where, {**CATEGORIES, NOT_RUN: "not run"})
+    allowed = CATEGORY_OF_STATUS.get(status, ("failed",)) if ran else (NOT_RUN,)
+    if category not in allowed:
+        raise InputError(f"{where}: category {category!r} contradicts status {status!r}")
+    for key in ("observed_class",):
+        typed(entry, key, (str, NONE), where, optional=True)
+    for key in ("message", "reason"):
+        typed(entry, key, (str,), where, optional=True)
+
+
 def load_matrix(path):
-    """A version matrix document (schema torchplace.matrix/1)."""
+    """A version matrix document (schema torchplace.matrix/1), every field the tools read checked
+    for its type."""
     doc = load_json(path, "version matrix")
     require(doc, ("schema", "versions", "cells"), path)
     if doc["schema"] != MATRIX_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {MATRIX_SCHEMA!r}")
     for index, version in enumerate(require_objects(doc, "versions", path)):
-        require(version, MATRIX_VERSION_FIELDS, f"{path}: versions[{index}]")
+        where = f"{path}: versions[{index}]"
+        require(version, MATRIX_VERSION_FIELDS, where)
+        typed(version, "version", (str,), where)
+        typed(version, "status", (str,), where)
+        if typed(version, "fingerprint", (dict, NONE), where, optional=True):
+            typed(version["fingerprint"], "libtorch_version", (str,), f"{where}.fingerprint")
     for index, cell in enumerate(require_objects(doc, "cells", path)):
         where = f"{path}: cells[{index}]"
         require(cell, MATRIX_CELL_FIELDS, where)
-        require(cell["by_version"], (), f"{where}.by_version")
-        for version, entry in cell["by_version"].items():
-            require(entry, BY_VERSION_FIELDS, f"{where}.by_version[{version!r}]")
-            check_category(entry["category"], f"{where}.by_version[{version!r}]",
-                           {**CATEGORIES, NOT_RUN: "not run"})
+        for key in ("id", "scenario", "device"):
+            typed(cell, key, (str,), where)
+        typed(cell, "axes", (dict,), where)
+        for version, entry in typed(cell, "by_version", (dict,), where).items():
+            check_matrix_entry(entry, f"{where}.by_version[{version!r}]")
     return doc
 
 
@@ -230,12 +357,20 @@ def iteration_groups(doc, path, metric="real_time", required=()):
     return groups
 
 
+def encode(text):
+    """UTF-8 bytes of text whatever it holds: a lone surrogate (JSON's "\\ud800") becomes its
+    escape rather than an error after half the files were written."""
+    return text if isinstance(text, bytes) else text.encode("utf-8", errors="backslashreplace")
+
+
 def write_atomically(path, data, mode="w"):
-    """Writes to a temporary file beside path, then renames: readers never see half a file."""
+    """Writes to a temporary file beside path, then renames: readers never see half a file.
+    Text is encoded (encode()) before anything is written; `mode` is kept for callers."""
+    data = encode(data)
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
     try:
-        with os.fdopen(handle, mode) as out:
+        with os.fdopen(handle, "wb") as out:
             out.write(data)
         os.chmod(temporary, 0o666 & ~_current_umask())  # mkstemp makes 0600; CI artifacts need 0644
         os.replace(temporary, path)
@@ -243,6 +378,57 @@ def write_atomically(path, data, mode="w"):
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (a CI timeout, a killed wrapper): the tool stops cleanly."""
+
+
+def exit_cleanly_on_sigterm():
+    """SIGTERM raises Terminated in the main thread, so that temporary files are removed and the
+    tool can say it was stopped, instead of dying between two of its output files."""
+    def handler(signum, _frame):
+        raise Terminated(f"stopped by signal {signum} (SIGTERM)")
+    signal.signal(signal.SIGTERM, handler)
+
+
+@contextlib.contextmanager
+def sigterm_deferred():
+    """SIGTERM is held back while a set of files is written: a kill leaves the whole set or
+    none of it, and takes effect right after."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def write_set(out_dir, files, last, stale=()):
+    """Writes {name: text or bytes} into out_dir, each atomically, `last` (the verdict, or the
+    page) after the rest, with SIGTERM deferred: the files of one run, never a mixture with
+    another's. `stale` names an earlier run's files to remove first (its verdict first), so that
+    even a SIGKILL midway leaves no old verdict beside new files. Once the set is written a
+    SIGTERM is ignored: the run is done, and its exit code is the one its verdict states."""
+    encoded = {name: encode(content) for name, content in files.items()}  # before any write
+    with sigterm_deferred():
+        os.makedirs(out_dir, exist_ok=True)
+        for name in stale:
+            path = os.path.join(out_dir, name)
+            if os.path.lexists(path):
+                os.unlink(path)
+        for name in sorted(encoded, key=lambda name: (name == last, name)):
+            write_atomically(os.path.join(out_dir, name), encoded[name], "wb")
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a pending one is dropped when unblocked
+
+
+def remove_outputs(out_dir, names):
+    """Removes what an earlier run wrote (the verdict first), so that no old file stands beside
+    a new one; OSError when one cannot be removed."""
+    with sigterm_deferred():
+        for name in names:
+            path = os.path.join(out_dir, name)
+            if os.path.lexists(path):
+                os.unlink(path)
 
 
 def _current_umask():

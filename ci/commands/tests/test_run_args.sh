@@ -9,6 +9,7 @@ torchplace=$here/../../torchplace
 source "$here/../../lib/common.sh"
 # shellcheck source=../../lib/checks.sh
 source "$here/../../lib/checks.sh" # work, check, checks_summary
+: "${work:?checks.sh sets work}"
 
 out=$work/out
 mkdir -p "$out"
@@ -35,7 +36,7 @@ check "a suite that is a folder" refuses "is not an executable file" --out "$out
 check "a bench that is not executable" refuses "is not an executable file" \
   --out "$out" --suite /bin/true --bench "$out/results.json"
 # with <NAME=value> <message pattern> <run arguments...>: refuses, with that variable set.
-with() { (export "$1" && shift && refuses "$@"); }
+with() { (export "${1?}" && shift && refuses "$@"); }
 check "repetitions that are not a whole number" with TORCHPLACE_BENCH_REPETITIONS=0 \
   "TORCHPLACE_BENCH_REPETITIONS must be a whole number" --out "$out" --suite /bin/true
 check "a minimum time that is not seconds" with TORCHPLACE_BENCH_MIN_TIME=fast \

@@ -152,7 +152,8 @@ class ToolErrorTest(unittest.TestCase):
                           "--candidate", os.path.join(FIXTURES, "speed", candidate),
                           "--out", scratch])
         with open(os.path.join(scratch, "gate.json"), encoding="utf-8") as handle:
-            problems = json.load(handle)["problems"]
+            verdict = json.load(handle)
+        problems = verdict["problems"] + verdict.get("tool_errors", [])
         with open(os.path.join(scratch, "summary.md"), encoding="utf-8") as handle:
             summary = handle.read()
         return code, problems, summary
@@ -168,10 +169,11 @@ class ToolErrorTest(unittest.TestCase):
         self.assertIn("injected", summary)
 
     def test_a_failing_report_still_leaves_a_verdict(self):
+        # the speed regression was reached: a summary that fails to render never replaces it
         original, report.markdown = report.markdown, lambda verdict: 1 / 0
         self.addCleanup(setattr, report, "markdown", original)
         code, problems, summary = self.run_gate("slower.json")
-        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertEqual(code, report.EXIT_SPEED)
         self.assertTrue(any("ZeroDivisionError" in p for p in problems), problems)
         self.assertIn("ZeroDivisionError", summary)
 
@@ -224,10 +226,12 @@ class SkipCodeTest(unittest.TestCase):
 
     def test_no_c10d_gloo_must_agree_with_the_fingerprint(self) -> None:
         cell = {"device": "cpu", "reason": "no c10d Gloo", "skip_code": "no_c10d_gloo"}
-        without = {"cuda": {}, "c10d_gloo": False}
-        self.assertIsNone(skips.skip_problem(cell, None, without))
-        for fingerprint in ({"cuda": {}, "c10d_gloo": True}, {"cuda": {}}):
-            self.assertIn("contradicts", skips.skip_problem(cell, None, fingerprint))
+        committed = {"outcome": "success", "skip_codes": ["no_c10d_gloo"]}
+        cuda = {"built_with_cuda": False, "device_count": 0}
+        without = {"cuda": cuda, "c10d_gloo": False}
+        self.assertIsNone(skips.skip_problem(cell, committed, without))
+        for fingerprint in ({"cuda": cuda, "c10d_gloo": True}, {"cuda": cuda}):
+            self.assertIn("contradicts", skips.skip_problem(cell, committed, fingerprint))
 
     def test_kind_of_a_second_gpu_is_cuda0(self):
         self.assertEqual(behaviour.kind_id("s/v=a/device=cuda:3"), "s/v=a/device=cuda:0")

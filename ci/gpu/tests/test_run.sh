@@ -8,6 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 run_sh=$here/../run.sh
 # shellcheck source=../../lib/checks.sh
 source "$here/../../lib/checks.sh" # work, check, checks_summary
+: "${work:?checks.sh sets work}"
 
 # fakes: python3 answers as a pip torch built for CUDA $TORCH_CUDA; nvcc-X.Y says release X.Y;
 # the step runner sleeps $STEP_SLEEP s and exits $STEP_EXIT for step $FAIL_STEP (else 0).

@@ -8,6 +8,7 @@ source "$here/../common.sh"
 source "$here/../../matrix/roots.sh"
 # shellcheck source=../checks.sh
 source "$here/../checks.sh" # work, check, checks_summary
+: "${work:?checks.sh sets work}"
 
 # The fake chroot: dpkg-query finds nothing installed; apt-get prints $APT_OUTPUT, exits $APT_RC.
 chroot() {

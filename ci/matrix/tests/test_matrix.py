@@ -44,6 +44,12 @@ def cell(cell_id, status="pass", outcome="success", error_class=None, message=""
 NO_EXIT = object()  # a scenarios step that recorded no exit
 
 
+def fingerprint(version):
+    """A CPU-only column's fingerprint, as harness/internal/fingerprint.cpp writes its fields."""
+    return {"libtorch_version": version, "cuda": {"built_with_cuda": False, "available": False,
+                                                  "device_count": 0, "gpus": []}}
+
+
 def write_column(out, version, status, cells=(), build_log="", scenarios_exit=0):
     """A column as build_and_run.sh leaves it: run.json (torchplace.run/1), build.log and, when
     the scenarios ran, results.json. status: ok, build_failed, compiled or run_failed."""
@@ -64,7 +70,7 @@ def write_column(out, version, status, cells=(), build_log="", scenarios_exit=0)
     with open(os.path.join(column, "build.log"), "w") as handle:
         handle.write(build_log)
     if status == "ok":
-        results = {"schema": "torchplace.results/1", "fingerprint": {"libtorch_version": version},
+        results = {"schema": "torchplace.results/1", "fingerprint": fingerprint(version),
                    "cells": list(cells)}
         with open(os.path.join(column, "results.json"), "w") as handle:
             json.dump(results, handle)
@@ -341,6 +347,21 @@ class CorpusTest(unittest.TestCase):
         with open(self.corpus, encoding="utf-8") as handle:
             entries = json.load(handle)["entries"]
         self.assertEqual([e["version"] for e in entries], ["1.13.1"])
+
+    def test_public_reports_with_an_unstated_version_are_kept_and_sorted_after(self):
+        public = {"version": "unstated", "source": "https://github.com/o/r/issues/1",
+                  "message": "synthetic test entry", "expected_class": "DeviceMismatch"}
+        with open(self.corpus, "w") as handle:
+            json.dump({"schema": "torchplace.message_corpus/1", "entries": [public]}, handle)
+        self.write_probe([{"probe": "p", "expected_class": "FileNotFound", "outcome": "error",
+                           "message": "no file"}])
+        self.assertEqual(corpus.main(["corpus.py", self.out, self.corpus]), 0)
+        with open(self.corpus, encoding="utf-8") as handle:
+            entries = json.load(handle)["entries"]
+        self.assertEqual([(e["source"][:5], e["version"]) for e in entries],
+                         [("cell:", "1.13.1"), ("https", "unstated"), ("probe", "1.13.1")])
+        self.assertLess(corpus.version_order("2.6.0"), corpus.version_order("2.14.1"))
+        self.assertLess(corpus.version_order("2.14.1"), corpus.version_order("unstated"))
 
     def test_malformed_probe_output_exits_3_and_keeps_the_corpus(self):
         with open(self.corpus, "w") as handle:

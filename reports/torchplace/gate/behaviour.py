@@ -11,13 +11,17 @@ last refreshed (`ci/torchplace gate --refresh-expectations RUN_DIR`). The gate f
   harness_fail          the harness marked the cell failed for another reason
   vanished              a committed cell is absent from the run
   unexplained_skip      a cell skipped without a code from the closed set (skips.SKIP_CODES),
-                        or with one its fingerprint contradicts
+                        with one the run or the cell's device contradicts, or with a need code
+                        (needs_cuda, needs_no_cuda, not_on_sim) its committed entry does not list
+                        in "skip_codes" (skips.skip_problem)
   new_cell_failed       a cell absent from the committed file failed
   unknown_status        a status other than pass, fail or skip
   race_not_shown        a race control that never went wrong, or a fixed variant whose copy was
                         never in flight: the cell ran but proved nothing (see "Outcome categories")
 Cells skipped for an accepted code are listed, not compared. A cell on cuda:1..N is judged by
 its kind's entry (the cuda:0 one), so a second GPU is never left ungated. New cells are listed.
+A run in which no committed cell was compared, and an expectations file without cells, cannot
+be judged (InputError: exit 3), nor can a refresh from a run without cells.
 """
 import datetime
 import json
@@ -25,7 +29,8 @@ import os
 import re
 
 from torchplace.gate import skips
-from torchplace.schema import (CATEGORIES, ROOT, InputError, load_json, load_results, require,
+from torchplace.schema import (CATEGORIES, EXPECTED_CATEGORY, EXPECTED_OUTCOMES, ROOT, InputError,
+                               check_category, load_json, load_results, one_of, require, typed,
                                write_atomically)
 
 EXPECTATIONS_SCHEMA = "torchplace.expectations/1"
@@ -66,13 +71,34 @@ def _category_counts(cells):
 
 
 def load_expectations(path):
+    """The committed cells: {id: {"outcome", "error_class", "category"[, "skip_codes"]}}, every
+    field checked for its type and closed set; an empty file compares nothing and is refused."""
     doc = load_json(path, "committed expectations")
     require(doc, ("schema", "cells"), path)
     if doc["schema"] != EXPECTATIONS_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {EXPECTATIONS_SCHEMA!r}")
-    for cell_id, expected in doc["cells"].items():
-        require(expected, EXPECTED_FIELDS, f"{path}: cells[{cell_id!r}]")
-    return doc["cells"]
+    cells = typed(doc, "cells", (dict,), path)
+    if not cells:
+        raise InputError(f"{path}: no cells: an empty expectations file compares nothing "
+                         f"(refresh it from a run: {REFRESH_COMMAND})")
+    for cell_id, expected in cells.items():
+        _check_entry(expected, f"{path}: cells[{cell_id!r}]")
+    return cells
+
+
+def _check_entry(expected, where):
+    require(expected, EXPECTED_FIELDS, where)
+    outcome = one_of(expected, "outcome", EXPECTED_OUTCOMES, where)
+    typed(expected, "error_class", (str,) if outcome == "error" else (type(None),), where)
+    check_category(expected["category"], where)
+    if expected["category"] not in EXPECTED_CATEGORY[outcome]:
+        raise InputError(f"{where}: category {expected['category']!r} contradicts outcome "
+                         f"{outcome!r}")
+    codes = typed(expected, "skip_codes", (list,), where, optional=True) or []
+    unknown = [code for code in codes if code not in skips.NEED_CODES]
+    if unknown:
+        raise InputError(f"{where}: skip_codes {unknown!r} are not need codes "
+                         f"({', '.join(skips.NEED_CODES)}); device-absence codes need no entry")
 
 
 def results_path(run_dir):
@@ -129,7 +155,7 @@ def _check_cell(committed, cell, fingerprint):
         if cell["status"] == "fail":
             return "new_cell_failed", cell["reason"]
         return _category_problem(_expected(cell), cell)
-    if _expected(cell) != committed:
+    if _expected(cell) != {key: committed[key] for key in EXPECTED_FIELDS}:
         return "expectation_changed", (f"the code expects {_expected(cell)}, the committed file says "
                                        f"{committed}; if intended, refresh: {REFRESH_COMMAND}")
     if cell["status"] == "skip":
@@ -174,6 +200,10 @@ def compare(run_dir, expectations_path, required=None):
         section["regressions"].append({"id": cell_id, "kind": "vanished",
                                        "detail": "in the committed expectations, absent from the run",
                                        "expected": committed[cell_id], "observed": None})
+    if not section["compared"] and not section["regressions"]:
+        raise InputError(f"{path}: nothing compared: none of its {len(cells)} cell(s) ran against "
+                         f"a committed expectation ({len(section['skipped'])} skipped, "
+                         f"{len(section['new'])} new); a run that proves nothing cannot pass")
     return section
 
 
@@ -181,28 +211,57 @@ def regressed(section):
     return bool(section["regressions"])
 
 
-def _kind_entries(cells, path):
-    """One entry per kind: cuda:K cells fold into their cuda:0 entry and must agree with it."""
-    out = {}
+def _kind_entries(cells, path, fingerprint, carried):
+    """One entry per kind: cuda:K cells fold into their cuda:0 entry and must agree with it. Each
+    entry lists the need codes its cells were skipped with here (where the run makes them true)
+    and those `carried` from the committed file ({kind: codes}): a run cannot show needs_no_cuda
+    without CUDA, nor needs_cuda with it, so a CPU refresh keeps what a GPU one recorded."""
+    out, codes = {}, {}
     for cell_id, cell in sorted(cells.items()):
         key = kind_id(cell_id)
         if key in out and out[key] != _expected(cell):
             raise InputError(f"{path}: {cell_id} expects {_expected(cell)}, its kind {key} "
                              f"expects {out[key]}; one entry per kind cannot hold both")
         out.setdefault(key, _expected(cell))
+        found = codes.setdefault(key, set(carried.get(key, ())))
+        code = cell.get("skip_code")
+        if cell["status"] == "skip" and code in skips.NEED_CODES and \
+                not skips._untrue(code, cell, fingerprint):
+            found.add(code)
+    for key, found in codes.items():
+        if found:
+            out[key] = dict(out[key], skip_codes=sorted(found))
     return out
 
 
+def _committed_codes(expectations_path):
+    """{kind: need codes} of the expectations file being replaced ({} when there is none or it
+    holds none it could keep)."""
+    if not os.path.exists(expectations_path):
+        return {}
+    cells = load_json(expectations_path, "committed expectations")
+    cells = cells.get("cells") if isinstance(cells, dict) else None
+    if not isinstance(cells, dict):
+        return {}
+    return {key: [code for code in entry.get("skip_codes", []) if code in skips.NEED_CODES]
+            for key, entry in cells.items()
+            if isinstance(entry, dict) and isinstance(entry.get("skip_codes"), list)}
+
+
 def refresh(run_dir, expectations_path):
-    """Rewrites the committed expectations from a run's cells; refuses a run with failed cells.
-    Makes the expectations' folder on a first refresh (a project with no ci/ yet)."""
+    """Rewrites the committed expectations from a run's cells; refuses a run with failed cells
+    or with none. Makes the expectations' folder on a first refresh (a project with no ci/ yet)."""
     path = results_path(run_dir)
     doc = load_results(path)
+    if not doc["cells"]:
+        raise InputError(f"{path}: the run has no cells; refreshing from it would wipe "
+                         f"{expectations_path}")
     failed = [cell["id"] for cell in doc["cells"] if cell["status"] == "fail"]
     if failed:
         raise InputError(f"{path}: {len(failed)} cell(s) failed (first: {failed[0]}); fix them "
                          "before refreshing the expectations")
-    entries = _kind_entries(_cells_by_id(doc, path), path)
+    entries = _kind_entries(_cells_by_id(doc, path), path, doc["fingerprint"],
+                            _committed_codes(expectations_path))
     out = {"schema": EXPECTATIONS_SCHEMA,
            "refresh": REFRESH_COMMAND,
            "generated": {"at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

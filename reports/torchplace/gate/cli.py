@@ -8,18 +8,24 @@
                                                     rewrite the committed expectations from a run
 
 Exit codes: 0 pass, 1 speed regression, 2 behaviour regression, 3 bad input, usage or tool error.
-With --out DIR it writes DIR/summary.md and DIR/gate.json (atomically), and always prints the
-Markdown. It fails closed: input it cannot read or compare is exit 3, never a pass; so is a speed
-comparison without power (too many gated benchmarks for the repetitions: see speed.power).
+With --out DIR it first removes the earlier DIR/gate.json and DIR/summary.md, then writes
+summary.md and gate.json (the verdict) last, each atomically and SIGTERM held back meanwhile, so
+that the two are always of one run; it always prints the Markdown. SIGTERM before that is a clean
+exit 3 with a verdict saying nothing was judged. A verdict reached is never replaced by a tool
+error: a summary that fails to render, or a message no stream can encode, leaves its exit code.
+It fails closed: input it cannot read or compare is exit 3, never a pass (a run in which nothing
+was compared included); so is a speed comparison without power (too many gated benchmarks for the repetitions: see speed.power).
 """
 import argparse
 import os
+import signal
 import sys
 import traceback
 
+from torchplace import schema
 from torchplace.gate import behaviour, report, skips, speed
 from torchplace.gate.policy import DEFAULT_POLICY, load_policy
-from torchplace.schema import InputError, write_atomically
+from torchplace.schema import InputError
 
 
 class UsageError(Exception):
@@ -54,24 +60,36 @@ def parse(argv):
     return args
 
 
+OUTPUTS = ("gate.json", "summary.md")  # the verdict first: removed first, written last
+
+
+def _section(verdict, name, judge):
+    """Runs judge() into verdict[name]; bad input, and any other exception, becomes a problem
+    (exit 3) with the section left empty: a section that could not judge never reads as a pass."""
+    try:
+        verdict[name] = judge()
+    except InputError as error:
+        verdict[name] = None
+        verdict["problems"].append(f"{name} gate: {error}")
+    except Exception as error:  # noqa: BLE001  a tool error: exit 3 with a verdict, never a pass
+        verdict[name] = None
+        verdict["problems"].append(f"{name} gate: tool error {type(error).__name__}: {error} "
+                                   "(the inputs could not be judged; please report it)")
+
+
 def run_sections(args, verdict):
-    """Fills the verdict's behaviour and speed sections; bad input becomes a problem."""
+    """Fills the verdict's behaviour and speed sections; what cannot be judged is a problem."""
     if args.results:
-        try:
+        def judge_behaviour():
             required = args.require_devices and skips.parse_required(args.require_devices)
-            verdict["behaviour"] = behaviour.compare(args.results, args.expectations, required)
-        except InputError as error:
-            verdict["problems"].append(f"behaviour gate: {error}")
+            return behaviour.compare(args.results, args.expectations, required)
+        _section(verdict, "behaviour", judge_behaviour)
     if args.baseline:
-        try:
-            verdict["speed"] = speed.compare(args.baseline, args.candidate, load_policy(args.policy))
-            verdict["problems"] += [f"speed gate: {p}" for p in speed.input_problems(verdict["speed"])]
-        except InputError as error:
-            verdict["problems"].append(f"speed gate: {error}")
-        except Exception as error:  # noqa: BLE001  a tool error: exit 3 with a verdict, never a pass
-            verdict["speed"] = None
-            verdict["problems"].append(f"speed gate: tool error {type(error).__name__}: {error} "
-                                       "(the inputs could not be judged; please report it)")
+        def judge_speed():
+            section = speed.compare(args.baseline, args.candidate, load_policy(args.policy))
+            verdict["problems"].extend(f"speed gate: {p}" for p in speed.input_problems(section))
+            return section
+        _section(verdict, "speed", judge_speed)
 
 
 def exit_code(verdict):
@@ -85,55 +103,113 @@ def exit_code(verdict):
     return report.EXIT_PASS
 
 
-def write_outputs(verdict, out_dir):
-    text = report.markdown(verdict)
-    if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        write_atomically(os.path.join(out_dir, "summary.md"), text + "\n")
-        write_atomically(os.path.join(out_dir, "gate.json"), report.as_json(verdict))
+def say(text, stream=None):
+    """Prints text; a closed pipe or an encoding the stream lacks never changes a verdict."""
+    stream = stream or sys.stdout
     try:
-        print(text, flush=True)
-    except BrokenPipeError:  # `gate ... | head`: the files are written, the verdict stands
-        sys.stdout = None
+        print(text, file=stream, flush=True)
+    except (OSError, ValueError, UnicodeError):  # `gate | head`, a closed or ASCII-only stream
+        pass
+
+
+def _summary(verdict):
+    """summary.md's text; a report that fails to render still leaves the verdict and says why."""
+    try:
+        return report.markdown(verdict)
+    except Exception as error:  # noqa: BLE001  the verdict stands; the summary says it failed
+        verdict.setdefault("tool_errors", []).append(
+            f"summary: tool error {type(error).__name__}: {error} (the summary could not be "
+            "rendered; gate.json holds the verdict)")
+        return (f"## torchplace gate: {verdict['verdict']}\n\n- the summary could not be "
+                f"rendered: {type(error).__name__}: {error}\n")
+
+
+def write_outputs(verdict, out_dir):
+    """summary.md, then gate.json (the verdict) last, SIGTERM held back meanwhile; prints the
+    summary."""
+    text = _summary(verdict)
+    if out_dir:
+        schema.write_set(out_dir, {"summary.md": text + "\n", "gate.json": report.as_json(verdict)},
+                         last="gate.json")
+    say(text)
+
+
+def judge(args):
+    """The verdict: earlier outputs removed, the sections run; a SIGTERM meanwhile gives a fresh
+    verdict that says nothing was judged (exit 3). OSError when the old files cannot go."""
+    try:
+        if args.out:  # an earlier run's verdict never stands beside this run's files
+            schema.remove_outputs(args.out, OUTPUTS)
+        verdict = {"problems": [], "behaviour": None, "speed": None}
+        run_sections(args, verdict)
+    except schema.Terminated as stop:
+        verdict = {"problems": [f"interrupted: {stop}; nothing was judged"], "behaviour": None,
+                   "speed": None}
+    verdict["exit_code"] = exit_code(verdict)
+    verdict["verdict"] = report.VERDICTS[verdict["exit_code"]]
+    return verdict
 
 
 def main(argv):
+    _safe_streams()
     try:
         args = parse(argv)
     except UsageError as error:
-        print(f"torchplace gate: {error} (see ci/torchplace gate --help)", file=sys.stderr)
+        say(f"torchplace gate: {error} (see ci/torchplace gate --help)", sys.stderr)
         return report.EXIT_INPUT
+    schema.exit_cleanly_on_sigterm()
     if args.refresh_expectations:
         try:
             count = behaviour.refresh(args.refresh_expectations, args.expectations)
         except InputError as error:
-            print(f"torchplace gate: {error}", file=sys.stderr)
+            say(f"torchplace gate: {error}", sys.stderr)
             return report.EXIT_INPUT
-        print(f"torchplace gate: wrote {count} cell expectations to {args.expectations}")
+        say(f"torchplace gate: wrote {count} cell expectations to {args.expectations}")
         return report.EXIT_PASS
-    verdict = {"problems": [], "behaviour": None, "speed": None}
-    run_sections(args, verdict)
-    verdict["exit_code"] = exit_code(verdict)
-    verdict["verdict"] = report.VERDICTS[verdict["exit_code"]]
     try:
-        write_outputs(verdict, args.out)
-    except Exception as error:  # noqa: BLE001  the report itself failed: still leave a verdict
-        return write_tool_error(error, args.out)
-    return verdict["exit_code"]
+        verdict = judge(args)
+    except OSError as error:
+        say(f"torchplace gate: cannot remove the earlier outputs in {args.out}: {error} "
+            "(exit 3)", sys.stderr)
+        return report.EXIT_INPUT
+    with schema.sigterm_deferred():  # the verdict is reached: it is written, whatever comes
+        try:
+            write_outputs(verdict, args.out)
+            code = verdict["exit_code"]
+        except Exception as error:  # noqa: BLE001  the files could not be written
+            code = write_tool_error(error, args.out, verdict)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # done: a late SIGTERM changes nothing
+    return code
 
 
-def write_tool_error(error, out_dir):
-    """Exit 3 with a minimal gate.json and summary.md naming the error."""
+def _safe_streams():
+    """Messages hold any character (a lone surrogate from JSON, a non-ASCII path): a stream that
+    cannot encode one escapes it instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # not a TextIOWrapper (a test's StringIO)
+            pass
+
+
+def write_tool_error(error, out_dir, reached=None):
+    """The outputs could not be written: a verdict already reached keeps its exit code (a
+    regression is never turned into a tool error), and a pass becomes exit 3. Tries once more
+    to leave a minimal gate.json and summary.md naming the error."""
     text = f"tool error {type(error).__name__}: {error}"
-    verdict = {"problems": [text], "behaviour": None, "speed": None,
-               "exit_code": report.EXIT_INPUT, "verdict": report.VERDICTS[report.EXIT_INPUT]}
+    code = reached["exit_code"] if reached and reached["exit_code"] != report.EXIT_PASS \
+        else report.EXIT_INPUT
+    verdict = {"problems": [text] + (reached or {}).get("problems", []), "behaviour": None,
+               "speed": None, "exit_code": code, "verdict": report.VERDICTS[code]}
     if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        write_atomically(os.path.join(out_dir, "gate.json"), report.as_json(verdict))
-        write_atomically(os.path.join(out_dir, "summary.md"),
-                         f"## torchplace gate: {verdict['verdict']}\n\n- {text}\n")
-    print(f"torchplace gate: {text} (exit 3)", file=sys.stderr)
-    return report.EXIT_INPUT
+        try:
+            schema.write_set(out_dir, {"gate.json": report.as_json(verdict), "summary.md":
+                                       f"## torchplace gate: {verdict['verdict']}\n\n- {text}\n"},
+                             last="gate.json")
+        except Exception as second:  # noqa: BLE001  nothing more to do than say so
+            say(f"torchplace gate: cannot write to {out_dir}: {second}", sys.stderr)
+    say(f"torchplace gate: {text} (exit {code})", sys.stderr)
+    return code
 
 
 def run(argv=None):
@@ -145,6 +221,6 @@ def run(argv=None):
     except BaseException as error:
         if os.environ.get("TORCHPLACE_GATE_TRACEBACK"):
             traceback.print_exc()
-        print(f"torchplace gate: tool error {type(error).__name__}: {error} (exit 3; set "
-              "TORCHPLACE_GATE_TRACEBACK=1 for the traceback)", file=sys.stderr)
+        say(f"torchplace gate: tool error {type(error).__name__}: {error} (exit 3; set "
+            "TORCHPLACE_GATE_TRACEBACK=1 for the traceback)", sys.stderr)
         sys.exit(report.EXIT_INPUT)

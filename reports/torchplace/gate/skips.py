@@ -1,8 +1,13 @@
 """The behaviour gate's closed set of skip reasons, and the devices a run must have.
 
 The harness gives every skip it makes a code (harness/skip_code.h, results.json "skip_code").
-A cell may be skipped only for one of SKIP_CODES, and a device-absence code must agree with the
-run's fingerprint; any other skip (device_unusable, unlisted, no code at all) is a regression.
+A cell may be skipped only for one of SKIP_CODES, and only where the code is true: a
+device-absence code (DEVICE_ABSENT) on a CUDA cell whose device the run's fingerprint shows
+absent; a need code (NEED_CODES: needs_cuda, needs_no_cuda, not_on_sim, no_c10d_gloo) where the run agrees and
+the cell's committed entry lists it in "skip_codes"; covered_by_other_cell where the committed
+expectation is a skip. needs_no_cuda is never true of a CUDA cell. Any other skip
+(device_unusable, unlisted, no code at all, a code the cell's device does not justify) is a
+regression.
 """
 import re
 
@@ -24,6 +29,12 @@ NOT_ACCEPTED = {
     "unlisted": "a skip the harness did not code (a GTEST_SKIP in a body)",
 }
 CUDA_INDEX = re.compile(r"cuda:(\d+)")
+# Codes that the cell's own device makes true: a CUDA cell (cuda:N, cuda:0+cuda:1) on a run whose
+# fingerprint shows that device absent. They need no entry in the committed expectations.
+DEVICE_ABSENT = ("no_cuda_build", "no_cuda_device", "too_few_gpus")
+# Codes a cell's needs() gives (harness/scenario.h): accepted only where the cell's committed
+# entry lists them ("skip_codes", written by --refresh-expectations from a run that skipped it so).
+NEED_CODES = ("needs_cuda", "needs_no_cuda", "not_on_sim", "no_c10d_gloo")
 
 
 def _gpus_needed(device_label):
@@ -32,12 +43,45 @@ def _gpus_needed(device_label):
 
 
 def _cuda(fingerprint):
-    cuda = fingerprint.get("cuda") or {}
-    return bool(cuda.get("built_with_cuda")), int(cuda.get("device_count") or 0)
+    cuda = fingerprint["cuda"]  # its types: torchplace.schema.check_fingerprint
+    return cuda["built_with_cuda"], cuda["device_count"]
+
+
+def _untrue(code, cell, fingerprint):
+    """Why the run itself contradicts `code` on this cell, or None: a device-absence code needs a
+    CUDA cell and that device absent; needs_cuda CUDA absent; needs_no_cuda a non-CUDA cell and
+    CUDA present; not_on_sim a sim cell; no_c10d_gloo a fingerprint saying c10d Gloo is absent."""
+    built, count = _cuda(fingerprint)
+    needed = _gpus_needed(cell["device"])
+    device = cell["device"]
+    return {
+        "no_cuda_build": (needed == 0 and f"{device} is no CUDA device") or
+                         (built and "this LibTorch is built with CUDA"),
+        "no_cuda_device": (needed == 0 and f"{device} is no CUDA device") or
+                          (not built and "this LibTorch has no CUDA: that is no_cuda_build") or
+                          (count > 0 and f"the run saw {count} CUDA device(s)"),
+        "too_few_gpus": (needed == 0 and f"{device} is no CUDA device") or
+                        (count >= needed and f"the run saw {count} CUDA device(s), {device} "
+                                             f"needs {needed}"),
+        "needs_cuda": count > 0 and f"the run saw {count} CUDA device(s)",
+        "needs_no_cuda": (needed > 0 and f"{device} is a CUDA cell: it always has CUDA") or
+                         (count == 0 and "the run has no CUDA"),
+        "not_on_sim": not device.startswith("sim") and f"{device} is not the simulated device",
+        "no_c10d_gloo": fingerprint.get("c10d_gloo") is not False and
+                        "the run's fingerprint does not say c10d Gloo is absent",
+    }.get(code) or None
+
+
+def allowed_codes(committed):
+    """The need codes a committed entry allows (none for a new cell or an entry without any)."""
+    return tuple((committed or {}).get("skip_codes", ()))
 
 
 def skip_problem(cell, committed, fingerprint):
-    """Why a skipped cell is a regression, as text, or None when its skip is accepted."""
+    """Why a skipped cell is a regression, as text, or None when its skip is accepted: the code
+    is in the closed set, true of the run (_untrue), and either made true by the cell's own device
+    (DEVICE_ABSENT) or allowed by the cell's committed entry (a need code; covered_by_other_cell
+    where the committed expectation is itself a skip)."""
     code = cell.get("skip_code")
     if not cell["reason"].strip():
         return "skipped without a stated reason"
@@ -47,21 +91,21 @@ def skip_problem(cell, committed, fingerprint):
         meaning = NOT_ACCEPTED.get(code, "not a code the harness knows")
         return f"skip_code {code!r} ({meaning}) is not an accepted skip: {cell['reason']}"
     built, count = _cuda(fingerprint)
-    needed = _gpus_needed(cell["device"])
-    contradiction = {
-        "no_cuda_build": built,
-        "no_cuda_device": not built or count > 0,
-        "too_few_gpus": needed == 0 or count >= needed,
-        "needs_cuda": count > 0,  # the scenarios' needs() ask torch::cuda::is_available()
-        "needs_no_cuda": count == 0,
-        "covered_by_other_cell": committed is not None and committed["outcome"] != "skip",
-        "not_on_sim": not cell["device"].startswith("sim"),
-        # the run's fingerprint must say the suite was built without c10d's Gloo
-        "no_c10d_gloo": fingerprint.get("c10d_gloo") is not False,
-    }.get(code, False)
-    if contradiction:
-        return (f"skip_code {code!r} contradicts the run (built_with_cuda={built}, "
-                f"{count} CUDA device(s), cell on {cell['device']}, committed {committed})")
+    untrue = _untrue(code, cell, fingerprint)
+    if untrue:
+        return (f"skip_code {code!r} contradicts the run: {untrue} (built_with_cuda={built}, "
+                f"{count} CUDA device(s), cell on {cell['device']})")
+    if code == "covered_by_other_cell":
+        outcome = (committed or cell["expected"])["outcome"]
+        return None if outcome == "skip" else (
+            f"skip_code {code!r}, but the {'committed' if committed else 'code' + chr(39) + 's'} "
+            f"expectation is {outcome!r}, not a skip")
+    if code in NEED_CODES and code not in allowed_codes(committed):
+        whose = "its committed entry" if committed else "a new cell has no committed entry and"
+        return (f"skip_code {code!r} on {cell['device']}: {whose} allows "
+                f"{list(allowed_codes(committed)) or 'no need code'}; a needs() that skips what "
+                f"it should run is a regression (if intended, refresh the expectations from a "
+                f"run that skips it so): {cell['reason']}")
     return None
 
 

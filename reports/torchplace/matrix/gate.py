@@ -17,10 +17,19 @@ It fails closed beyond the pairs too:
                    crashed or exited with neither 0 nor 1, or it lacks cells another column has
   every_version    a cell that failed on every version that ran it (nothing ever held)
 
-usage: python3 -m torchplace.matrix.gate MATRIX_JSON [--out VERDICT_JSON]
-exit: 0 no cell regressed, 2 a cell regressed, 3 unreadable or malformed input, 64 bad arguments
+It cannot judge (exit 3) a matrix with no versions, a version listed twice, versions not oldest
+first, a column whose fingerprint names another LibTorch than its label, a cell keyed by a
+version that is not a column (or lacking one that ran every cell), or one in which no cell passed
+or failed anywhere.
+
+usage: python3 -m torchplace.matrix.gate MATRIX_JSON [--out VERDICT_JSON]   (--out's folder is made)
+exit: 0 no cell regressed, 2 a cell regressed, 3 unreadable, malformed or unjudgeable input,
+64 bad arguments
 """
 import json
+import os
+import re
+import signal
 import sys
 
 from torchplace import schema as data
@@ -80,16 +89,74 @@ def failing_everywhere(matrix):
     return found
 
 
-def gate(matrix):
+VERSION_LABEL = re.compile(r"\d+(?:\.\d+)*")
+RAN = ("pass", "fail", "skip")
+
+
+def version_key(label, where):
+    """'2.14.1' -> (2, 14, 1); InputError for a label that is no version number."""
+    if not isinstance(label, str) or not VERSION_LABEL.fullmatch(label):
+        raise data.InputError(f"{where}: version {label!r} is not a version number like 2.14.1")
+    return tuple(int(part) for part in label.split("."))
+
+
+def check_versions(matrix, path):
+    """The columns must be known, unique, oldest first, each labelled as its fingerprint says,
+    and every cell's by_version keyed by them: else pairs would compare the wrong columns.
+    A fingerprint's major.minor must match the label (Debian's libtorch-dev 1.13.1 headers say
+    TORCH_VERSION 1.13.0: torch/csrc/api/include/torch/version.h, TORCH_VERSION_PATCH 0)."""
+    labels = [v["version"] for v in matrix["versions"]]
+    if not labels:
+        raise data.InputError(f"{path}: no versions: a matrix without columns compares nothing")
+    keys = [version_key(label, f"{path}: versions[{i}]") for i, label in enumerate(labels)]
+    repeated = sorted({label for label in labels if labels.count(label) > 1})
+    if repeated:
+        raise data.InputError(f"{path}: version(s) {', '.join(repeated)} listed twice")
+    if keys != sorted(keys):
+        raise data.InputError(f"{path}: versions {', '.join(labels)} are not oldest first: "
+                              "neighbouring pairs would compare in the wrong direction")
+    for index, column in enumerate(matrix["versions"]):
+        where = f"{path}: versions[{index}].fingerprint"
+        found = (column.get("fingerprint") or {}).get("libtorch_version")
+        number = VERSION_LABEL.match(found or "")  # "2.6.0", "2.6.0+dfsg", "2.6.0a0"
+        if found is not None and (not number or version_key(number.group(), where)[:2]
+                                  != keys[index][:2]):
+            raise data.InputError(f"{path}: versions[{index}] is labelled {labels[index]} but its "
+                                  f"results' fingerprint says LibTorch {found}")
+    status = {v["version"]: v["status"] for v in matrix["versions"]}
+    for index, cell in enumerate(matrix["cells"]):
+        unknown = sorted(set(cell["by_version"]) - set(labels))
+        missing = [v for v in labels if v not in cell["by_version"] and status[v] == "ok"]
+        if unknown or missing:
+            raise data.InputError(
+                f"{path}: cells[{index}] ({cell['id']}): by_version "
+                + (f"has {', '.join(unknown)}, not among the versions" if unknown else
+                   f"lacks {', '.join(missing)}, a column that ran every cell"))
+
+
+def compared_cells(matrix):
+    """Cells that ran (pass or fail) on at least one version: what the verdict rests on."""
+    return sum(1 for cell in matrix["cells"]
+               if any(e["status"] in ("pass", "fail") for e in cell["by_version"].values()))
+
+
+def gate(matrix, path="matrix.json"):
+    """The verdict; InputError when the matrix cannot be judged (check_versions) or nothing in it
+    was compared and nothing failed."""
+    check_versions(matrix, path)
     ordered = [v["version"] for v in matrix["versions"]]
     pairs = []
-    for old, new in zip(ordered, ordered[1:]):
+    for old, new in zip(ordered, ordered[1:]):  # each version against its older neighbour
         regressions, changes = compare_pair(matrix, old, new)
         pairs.append({"old": old, "new": new, "regressions": regressions, "changes": changes})
     failures = column_failures(matrix) + failing_everywhere(matrix)
     failed = bool(failures) or any(pair["regressions"] for pair in pairs)
+    compared = compared_cells(matrix)
+    if not compared and not failed:
+        raise data.InputError(f"{path}: nothing compared: none of its {len(matrix['cells'])} "
+                              "cell(s) passed or failed on any version")
     return {"schema": "torchplace.matrix_gate/1", "verdict": "fail" if failed else "pass",
-            "failures": failures, "pairs": pairs}
+            "compared": compared, "failures": failures, "pairs": pairs}
 
 
 def _short(text, limit=160):
@@ -119,16 +186,41 @@ def main(argv):
     if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--out"):
         print(__doc__, file=sys.stderr)
         return EXIT_USAGE
+    data.exit_cleanly_on_sigterm()
     try:
         matrix = data.load_matrix(argv[1])
+        verdict = gate(matrix, argv[1])
     except data.InputError as error:
-        print(f"matrix gate: bad input: {error}", file=sys.stderr)
+        _say(f"matrix gate: bad input: {error}")
         return EXIT_INPUT
-    verdict = gate(matrix)
-    print_verdict(verdict, sys.stdout)
+    except data.Terminated:
+        _say("matrix gate: stopped by SIGTERM; nothing judged (exit 3)")
+        return EXIT_INPUT
+    except Exception as error:  # noqa: BLE001  a tool error is exit 3, never a pass
+        _say(f"matrix gate: tool error {type(error).__name__}: {error} (exit 3)")
+        return EXIT_INPUT
+    code = EXIT_REGRESSED if verdict["verdict"] == "fail" else EXIT_OK
     if len(argv) == 4:
-        data.write_atomically(argv[3], (json.dumps(verdict, indent=1) + "\n").encode("utf-8"), "wb")
-    return EXIT_REGRESSED if verdict["verdict"] == "fail" else EXIT_OK
+        try:  # a folder that is not there yet is made; then a SIGTERM changes nothing
+            data.write_set(os.path.dirname(os.path.abspath(argv[3])), {
+                os.path.basename(argv[3]): json.dumps(verdict, indent=1) + "\n"},
+                last=os.path.basename(argv[3]))
+        except OSError as error:
+            _say(f"matrix gate: cannot write {argv[3]}: {error.strerror or error} (exit 3)")
+            return EXIT_INPUT
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the verdict is reached: it is printed
+    try:
+        print_verdict(verdict, sys.stdout)
+    except (OSError, ValueError, UnicodeError):  # a closed pipe, an ASCII stream: the verdict stands
+        pass
+    return code
+
+
+def _say(text):
+    try:
+        print(text.encode("utf-8", "backslashreplace").decode("utf-8"), file=sys.stderr)
+    except (OSError, ValueError, UnicodeError):
+        pass
 
 
 if __name__ == "__main__":

@@ -223,14 +223,14 @@ def main(argv):
         print(f"matrix merge: bad input, nothing written: {error}", file=sys.stderr)
         return data.EXIT_INPUT
     summary = render(matrix)
-    write_text(os.path.join(out_dir, "matrix.json"), json.dumps(matrix, indent=1) + "\n")
-    write_text(os.path.join(out_dir, "matrix.md"), summary)
+    try:  # as a set: the earlier pair removed, matrix.md, then matrix.json last (SIGTERM held)
+        data.write_set(out_dir, {"matrix.json": json.dumps(matrix, indent=1) + "\n",
+                                 "matrix.md": summary}, last="matrix.json",
+                       stale=("matrix.json", "matrix.md"))
+    except OSError as error:
+        print(f"matrix merge: cannot write into {out_dir}: {error}", file=sys.stderr)
+        return data.EXIT_INPUT
     return data.EXIT_OK
-
-
-def write_text(path, text):
-    """UTF-8 whatever the locale (messages may hold any character), atomically."""
-    data.write_atomically(path, text.encode("utf-8"), "wb")
 
 
 if __name__ == "__main__":

@@ -131,6 +131,20 @@ MUTATIONS = [
     # One product of the axes: the named axis varies slowest (the host cache's one size at a time).
     m("product_ignores_slowest", NAMING, "std::rotate(order.begin(), it, it + 1);", "(void)it;",
       [(H, "Naming.*")]),
+    # The classifier's wrappers and families (harness/error_class.cpp, message_families.cpp),
+    # held by the corpus of real messages and the near misses (harness/messages/).
+    m("interpreter_wrapper_kept", "harness/error_class.cpp",
+      "const std::string inner = unwrap_interpreter(text);", "const std::string inner = text;",
+      [(H, "MessageCorpus.*:CoreMessage.*")]),
+    m("python_exception_name_kept", "harness/error_class.cpp",
+      "if (std::regex_search(text, found, python_class_prefix()) ||", "if (false ||",
+      [(H, "MessageCorpus.*:CoreMessage.*")]),
+    m("any_op_without_a_cuda_kernel_is_a_missing_backend", "harness/message_families.cpp",
+      "R\"(^Could not run 'aten::(empty|empty\\.memory_format|empty_strided|_pin_memory)' with",
+      "R\"(^Could not run '[\\w:.]+' with", [(H, "MessageCorpus.NoNearMissClassifies")]),
+    m("conv_types_not_compared", "harness/message_families.cpp",
+      "weight|bias) type \\(\\1[A-Z]\\w*\\) should be the same", "weight|bias) type \\(NEVER",
+      [(H, "MessageCorpus.EveryEntryClassifiesToItsExpectedClass")]),
     # Data-parallel training (scenarios/ddp.cpp), killed on the CPU column.
     m("ddp_rank_map_dropped", DDP, "torch::load(model, path, device); });",
       "torch::load(model, path); });", [cpu_cells("ddp", "variant=checkpoint_with_rank_map")]),

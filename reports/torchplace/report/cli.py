@@ -4,9 +4,11 @@ usage: python3 -m torchplace.report IN_DIR [--out DIR]
 
 Reads IN_DIR/results.json (required unless IN_DIR/matrix.json exists: a version-matrix folder),
 IN_DIR/bench.json and IN_DIR/matrix.json (optional) and writes
-index.html, summary.md and the PNGs into DIR (default IN_DIR). Everything is rendered in memory
-first; on bad input nothing is written. Each file is written atomically (temporary file, rename).
-Exit codes: 0 written, 64 bad arguments, 3 bad input or no matplotlib.
+index.html, summary.md and the PNGs into DIR (default IN_DIR). Everything is rendered and encoded
+in memory first; on bad input nothing is written. Then the earlier index.html and summary.md are
+removed, the PNGs written, and the pages last, each atomically, SIGTERM held back meanwhile.
+Exit codes: 0 written, 64 bad arguments, 3 bad input, a tool error, a folder it cannot write,
+SIGTERM, or no matplotlib.
 """
 import os
 import sys
@@ -42,19 +44,19 @@ def render(in_dir):
     return files
 
 
+PAGES = ("index.html", "summary.md")  # an earlier run's pages: removed before new figures land
+
+
 def write(out_dir, files):
-    """PNGs first, the pages last, each atomically."""
-    os.makedirs(out_dir, exist_ok=True)
-    order = sorted(files, key=lambda name: (name in ("summary.md", "index.html"), name))
-    for name in order:
-        content = files[name]
-        if isinstance(content, str):
-            content = content.encode("utf-8")  # whatever the locale: the page declares utf-8
-        data.write_atomically(os.path.join(out_dir, name), content, "wb")
+    """Every file encoded first, then the PNGs, summary.md and index.html last, each atomically,
+    an earlier index.html and summary.md removed first and SIGTERM held back meanwhile: new
+    figures never stand beside an old page (schema.write_set)."""
+    data.write_set(out_dir, files, last="index.html", stale=PAGES)
 
 
 def main(argv):
     args = parse_args(argv)
+    data.exit_cleanly_on_sigterm()
     try:
         import matplotlib  # noqa: F401  (only checks that it is there)
     except ImportError:
@@ -63,10 +65,29 @@ def main(argv):
     try:
         files = render(args.in_dir)
     except data.InputError as error:
-        print(f"torchplace report: bad input, nothing written: {error}", file=sys.stderr)
+        _say(f"torchplace report: bad input, nothing written: {error}")
+        return EXIT_INPUT
+    except Exception as error:  # noqa: BLE001  a tool error: exit 3 with its message, never 1
+        _say(f"torchplace report: tool error, nothing written: {type(error).__name__}: {error}")
         return EXIT_INPUT
     out_dir = args.out or args.in_dir
-    write(out_dir, files)
-    print(f"torchplace report: wrote {len(files)} files to {out_dir}: {', '.join(sorted(files))}")
+    try:
+        write(out_dir, files)
+    except OSError as error:
+        _say(f"torchplace report: cannot write the report into {out_dir}: "
+             f"{error.strerror or error} ({error.filename or out_dir})")
+        return EXIT_INPUT
+    _say(f"torchplace report: wrote {len(files)} files to {out_dir}: {', '.join(sorted(files))}",
+         sys.stdout)
     return EXIT_OK
 
+
+def _say(text, stream=None):
+    """A message, whatever the stream can encode (a lone surrogate, an ASCII locale)."""
+    stream = stream or sys.stderr
+    try:
+        print(text.encode("ascii", "backslashreplace").decode("ascii")
+              if (stream.encoding or "").lower() in ("ascii", "ansi_x3.4-1968") else text,
+              file=stream, flush=True)
+    except (OSError, ValueError, UnicodeError):
+        pass

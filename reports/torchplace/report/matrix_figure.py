@@ -11,10 +11,38 @@ ROW_HEIGHT = 0.34  # inches
 COLUMN_WIDTH = 1.25  # inches
 
 
+MAX_ROWS = 150  # rows drawn (51 inches at ROW_HEIGHT): beyond, the figure says it is capped
+MAX_COLUMNS = 40
+MAX_FOOTNOTES = 30
+
+
+def capped(grid):
+    """The grid cut to MAX_ROWS x MAX_COLUMNS, its title saying so (the page's tables list every
+    cell): a run with thousands of distinct rows still renders."""
+    rows, columns = grid.rows[:MAX_ROWS], grid.columns[:MAX_COLUMNS]
+    if (len(rows), len(columns)) == (len(grid.rows), len(grid.columns)):
+        return grid
+    note = (f"{grid.title}\n(capped: the first {len(rows)} of {len(grid.rows)} rows and "
+            f"{len(columns)} of {len(grid.columns)} columns; the page lists every cell)")
+    keep = {(r, c): cell for (r, c), cell in grid.cells.items() if r in set(rows) and c in set(columns)}
+    return matrix.Grid(note, rows, columns, keep)
+
+
+def empty(grid):
+    """A run without cells: a small figure that says so (imshow refuses an empty image)."""
+    figure, axis = plt.subplots(figsize=(8, 1.6))
+    axis.axis("off")
+    axis.text(0.5, 0.5, f"{grid.title}: no cells", ha="center", va="center", fontsize=11)
+    return to_png(figure)
+
+
 def outcome_matrix(grid):
+    if not grid.rows or not grid.columns:
+        return empty(grid)
+    grid = capped(grid)
     footnotes = grid.footnotes()
     width = 4.5 + COLUMN_WIDTH * len(grid.columns)
-    height = 1.6 + ROW_HEIGHT * len(grid.rows)
+    height = 1.6 + ROW_HEIGHT * len(grid.rows) + 0.17 * min(len(footnotes), MAX_FOOTNOTES + 1)
     figure, axis = plt.subplots(figsize=(max(width, 8), height))
     image = [[_colour(grid, row, column) for column in grid.columns] for row in grid.rows]
     axis.imshow(image, aspect="auto", interpolation="nearest")
@@ -47,6 +75,9 @@ def outcome_matrix(grid):
                 frameon=False)
     if footnotes:  # below the legend's two rows: 56 points under the axes
         lines = [textwrap.shorten(f"[{n}] {reason}", 150) for reason, n in footnotes.items()]
+        if len(lines) > MAX_FOOTNOTES:
+            lines = lines[:MAX_FOOTNOTES] + [f"... and {len(lines) - MAX_FOOTNOTES} more "
+                                             "(every reason is in the page)"]
         axis.annotate("Skipped:\n" + "\n".join(lines), xy=(0, 0), xycoords="axes fraction",
                       xytext=(0, -56), textcoords="offset points", ha="left", va="top", fontsize=9)
     return to_png(figure)

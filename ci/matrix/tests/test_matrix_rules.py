@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""The matrix gate's input rules (issue 25) and its neighbour comparison (issue 26), on synthetic
+matrix.json documents run through `python3 -m torchplace.matrix.gate`: unique versions, oldest
+first, each label agreeing with its column's fingerprint, by_version keyed by the versions, at
+least one cell compared, `--out` into a folder that does not exist yet, and three versions
+compared each with its older neighbour.
+
+  test_matrix_rules.py [TestClass[.test] ...]      (CTest: matrix.gate_rules)
+"""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PASS, REGRESSION, INPUT = 0, 2, 3
+SYNTHETIC = "synthetic (ci/matrix/tests/test_matrix_rules.py), not recorded from a run"
+FIX = "s/variant=manual_to/device=cpu"
+
+
+def entry(status="pass"):
+    category = {"pass": "passed", "fail": "failed", "skip": "skipped"}.get(status, "not_run")
+    outcome = {"pass": "success", "fail": "success", "skip": "not_run"}.get(status, "not_run")
+    return {"status": status, "observed_outcome": outcome, "category": category,
+            "observed_class": None, "message": "", "reason": "" if status == "pass" else "why"}
+
+
+def column(version, status="ok", fingerprint_version=None):
+    return {"version": version, "status": status, "root": "synthetic",
+            "fingerprint": {"libtorch_version": fingerprint_version or version}}
+
+
+def matrix(versions=("1.13.1", "2.6.0", "2.14.1"), by_version=None, cells=None):
+    """One cell passing on every version, unless by_version {version: status} says otherwise."""
+    by_version = by_version or {v: "pass" for v in versions}
+    one = {"id": FIX, "scenario": "s", "axes": {"variant": "manual_to"}, "device": "cpu",
+           "by_version": {v: entry(status) for v, status in by_version.items()}}
+    return {"schema": "torchplace.matrix/1", "about": SYNTHETIC,
+            "versions": [column(v) for v in versions],
+            "cells": [one] if cells is None else cells}
+
+
+class MatrixGateCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="matrix-rules-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def gate(self, doc, *extra):
+        path = os.path.join(self.tmp, "matrix.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(doc, handle)
+        done = subprocess.run([sys.executable, "-m", "torchplace.matrix.gate", path, *extra],
+                              capture_output=True, text=True)
+        self.assertNotIn("Traceback", done.stdout + done.stderr)
+        return done
+
+    def judged(self, code, doc, words=None, *extra):
+        done = self.gate(doc, *extra)
+        self.assertEqual(done.returncode, code, done.stdout + done.stderr)
+        if words:
+            self.assertIn(words, done.stderr)
+        return done
+
+
+class VersionRules(MatrixGateCase):
+    def test_a_good_matrix_passes(self):
+        self.judged(PASS, matrix())
+
+    def test_the_same_version_twice(self):
+        doc = matrix(versions=("2.6.0", "2.6.0"), by_version={"2.6.0": "pass"})
+        self.judged(INPUT, doc, "listed twice")
+
+    def test_a_label_its_fingerprint_contradicts(self):
+        doc = matrix()
+        doc["versions"][2]["fingerprint"]["libtorch_version"] = "2.6.0"
+        self.judged(INPUT, doc, "fingerprint says LibTorch 2.6.0")
+
+    def test_debian_1_13_1_reports_1_13_0(self):  # its headers' TORCH_VERSION_PATCH is 0
+        doc = matrix()
+        doc["versions"][0]["fingerprint"]["libtorch_version"] = "1.13.0"
+        self.judged(PASS, doc)
+
+    def test_newest_first(self):
+        doc = matrix(versions=("2.14.1", "2.6.0", "1.13.1"))
+        self.judged(INPUT, doc, "not oldest first")
+
+    def test_a_label_that_is_no_version(self):
+        self.judged(INPUT, matrix(versions=("latest", "2.6.0")), "not a version number")
+
+    def test_by_version_keys_that_are_not_the_versions(self):
+        doc = matrix(versions=("1.13.1", "2.14.1"), by_version={"1.13.1": "pass", "2.6.0": "pass"})
+        self.judged(INPUT, doc, "by_version")
+
+    def test_no_cells(self):
+        self.judged(INPUT, matrix(cells=[]), "nothing compared")
+
+    def test_no_versions(self):
+        self.judged(INPUT, matrix(versions=(), cells=[]), "no versions")
+
+    def test_cells_that_never_ran(self):
+        doc = matrix(by_version={"1.13.1": "skip", "2.6.0": "skip", "2.14.1": "skip"})
+        self.judged(INPUT, doc, "nothing compared")
+
+    def test_a_field_of_the_wrong_type(self):
+        doc = matrix()
+        doc["cells"][0]["by_version"]["2.6.0"]["status"] = 1
+        self.judged(INPUT, doc, "status must be str")
+
+
+class Neighbours(MatrixGateCase):
+    """Three versions: a cell that fails on the oldest, passes on the middle one and fails on the
+    newest regressed between 2.6.0 and 2.14.1; comparing with the oldest sees nothing."""
+
+    def test_each_version_against_its_neighbour(self):
+        doc = matrix(by_version={"1.13.1": "fail", "2.6.0": "pass", "2.14.1": "fail"})
+        done = self.judged(REGRESSION, doc, None, "--out", os.path.join(self.tmp, "v.json"))
+        with open(os.path.join(self.tmp, "v.json"), encoding="utf-8") as handle:
+            verdict = json.load(handle)
+        pairs = [(p["old"], p["new"], len(p["regressions"])) for p in verdict["pairs"]]
+        self.assertEqual(pairs, [("1.13.1", "2.6.0", 0), ("2.6.0", "2.14.1", 1)], done.stdout)
+
+
+class OutFolder(MatrixGateCase):
+    def test_out_into_a_folder_not_there_yet(self):
+        target = os.path.join(self.tmp, "not", "yet", "matrix-gate.json")
+        self.judged(PASS, matrix(), None, "--out", target)
+        self.assertTrue(os.path.isfile(target))
+
+    def test_out_that_cannot_be_written(self):
+        blocker = os.path.join(self.tmp, "a_file")
+        open(blocker, "w").close()
+        self.judged(INPUT, matrix(), "cannot write", "--out", os.path.join(blocker, "v.json"))
+
+
+if __name__ == "__main__":
+    unittest.main()
