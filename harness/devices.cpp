@@ -17,10 +17,12 @@ std::vector<Placement> expand(DeviceAxis axis) {
     placements.push_back({{torch::Device(torch::kCPU)}});
     placements.push_back({{sim::device()}});  // simulated: present on every host
   }
-  if (axis == DeviceAxis::kPair) {
+  if (axis == DeviceAxis::kRankPair) placements.push_back({{torch::Device(torch::kCPU)}});
+  if (axis == DeviceAxis::kPair || axis == DeviceAxis::kRankPair) {
     placements.push_back({{sim::device(0), sim::device(1)}});  // tp::sim has 2 devices or more
   }
-  if (axis == DeviceAxis::kCudaPair || axis == DeviceAxis::kPair) {
+  if (axis == DeviceAxis::kCudaPair || axis == DeviceAxis::kPair ||
+      axis == DeviceAxis::kRankPair) {
     placements.push_back({{torch::Device(torch::kCUDA, 0), torch::Device(torch::kCUDA, 1)}});
     return placements;
   }
@@ -41,6 +43,7 @@ std::string_view name_of(SkipCode code) {
     case SkipCode::kOtherCell: return "covered_by_other_cell";
     case SkipCode::kDeviceUnusable: return "device_unusable";
     case SkipCode::kNotOnSim: return "not_on_sim";
+    case SkipCode::kNoC10dGloo: return "no_c10d_gloo";
   }
   return "unlisted";
 }

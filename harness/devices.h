@@ -18,6 +18,7 @@ enum class DeviceAxis {
   kCudaOnly,  // cuda:0 .. cuda:N-1 (cuda:0 listed even when N == 0)
   kCudaPair,  // (cuda:0, cuda:1): cells that need two GPUs
   kPair,      // (sim:0, sim:1) (simulated, present on every host), then (cuda:0, cuda:1)
+  kRankPair,  // two ranks' devices: cpu (both ranks on the CPU), then kPair's pairs
 };
 
 struct Placement {

@@ -20,6 +20,8 @@ std::string_view name_of(ErrorClass error_class) {
       return "CorruptArchive";
     case ErrorClass::kOutOfMemory:
       return "OutOfMemory";
+    case ErrorClass::kCollectiveTimeout:
+      return "CollectiveTimeout";
     case ErrorClass::kUnclassified:
       return "Unclassified";
   }

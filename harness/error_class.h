@@ -15,6 +15,7 @@ enum class ErrorClass {
   kFileNotFound,        // a checkpoint path that does not exist
   kCorruptArchive,      // a truncated or damaged checkpoint
   kOutOfMemory,         // an allocation the device cannot satisfy
+  kCollectiveTimeout,   // a rank gave up waiting in a collective: its peer never joined
   kUnclassified,        // matched no family: always a failure
 };
 

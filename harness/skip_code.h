@@ -16,6 +16,7 @@ enum class SkipCode {
   kOtherCell,       // "covered_by_other_cell": the expectation itself says skip (Expect::skip)
   kDeviceUnusable,  // "device_unusable": a sticky CUDA error in an earlier cell broke the device
   kNotOnSim,        // "not_on_sim": sim:0 lacks what the cell needs (harness/sim/README.md)
+  kNoC10dGloo,      // "no_c10d_gloo": this LibTorch lacks c10d's Gloo backend, or its headers
 };
 
 std::string_view name_of(SkipCode code);

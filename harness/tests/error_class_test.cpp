@@ -31,6 +31,8 @@ const Case kCases[] = {
     {"2.14", "mat1 and mat2 must have the same dtype, but got Float and Double", ErrorClass::kDtypeMismatch},
     {"1.13", "expected scalar type Long but found Int", ErrorClass::kDtypeMismatch},
     {"2.14", "expected target dtype to be Long or Byte, but got Int", ErrorClass::kDtypeMismatch},
+    // Gloo's, through c10d's Work::wait (seen 1.13.1, libgloo 0.0~git20220518: scenarios/ddp.cpp).
+    {"1.13.1", "[./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 2000ms for recv operation to complete", ErrorClass::kCollectiveTimeout},
     {"any", "something nobody has seen before", ErrorClass::kUnclassified},
     // Anchored: a family's sentence inside another message does not classify it.
     {"any", "while loading: mat1 and mat2 must have the same dtype", ErrorClass::kUnclassified},

@@ -99,6 +99,16 @@ TEST(Devices, ThePairAxisListsTheSimulatedPairFirst) {
   EXPECT_EQ(pairs[1].label(), "cuda:0+cuda:1");
 }
 
+// Two ranks' devices (scenarios/ddp.cpp): both on the CPU, then the pair axis's pairs.
+TEST(Devices, RankPairsStartOnTheCpu) {
+  const std::vector<Placement> ranks = expand(DeviceAxis::kRankPair);
+  ASSERT_EQ(ranks.size(), 3u);
+  EXPECT_EQ(ranks[0].label(), "cpu");
+  EXPECT_FALSE(absent(ranks[0]).has_value());
+  EXPECT_EQ(ranks[1].label(), "sim:0+sim:1");
+  EXPECT_EQ(ranks[2].label(), "cuda:0+cuda:1");
+}
+
 // The code the gate reads (results.json "skip_code"): which absence, from the closed set.
 TEST(Devices, AbsenceCarriesItsSkipCode) {
   const Placement cuda0{{torch::Device(torch::kCUDA, 0)}};

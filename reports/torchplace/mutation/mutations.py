@@ -27,6 +27,7 @@ SIM = "harness/sim/sim.cpp"
 SIM_FALLBACK = "harness/sim/fallback.cpp"
 TORCHSCRIPT = "scenarios/torchscript_load.cpp"
 SCENARIO_API = "harness/scenario.cpp"
+DDP = "scenarios/ddp.cpp"
 
 
 def cpu_cells(scenario, *parts):
@@ -189,4 +190,11 @@ MUTATIONS = [
       "EXPECT_FALSE(tp_ratio_ > 1.0)", [(H, "ExpectClose.*")]),
     m("found_inf_overwritten", SCALER, "if (!found_inf) found_inf = !torch::isfinite",
       "found_inf = !torch::isfinite", [(H, "GradScaler.*")]),
+    # Data-parallel training (scenarios/ddp.cpp), killed on the CPU column.
+    m("ddp_rank_map_dropped", DDP, "torch::load(model, path, device); });",
+      "torch::load(model, path); });", [cpu_cells("ddp", "variant=checkpoint_with_rank_map")]),
+    m("ddp_allreduce_skipped", DDP, "group.allreduce(flat)->wait();", "",
+      [cpu_cells("ddp", "variant=each_rank_on_its_device")]),
+    m("ddp_average_not_divided", DDP, "flat[0].div_(kWorld);", "",
+      [cpu_cells("ddp", "variant=each_rank_on_its_device")]),
 ]
