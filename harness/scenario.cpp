@@ -38,7 +38,8 @@ std::string CellSpec::test_name() const {
 }
 
 Expect cross_device_mistake(const CellSpec& cell, const std::string& why_latent_on_cpu) {
-  if (cell.device().is_cpu()) return Expect::latent_mistake("latent on the CPU: " + why_latent_on_cpu);
+  if (cell.device().is_cpu())
+    return Expect::latent_mistake("latent on the CPU: " + why_latent_on_cpu);
   return Expect::error(ErrorClass::kDeviceMismatch);
 }
 
@@ -49,9 +50,12 @@ Expect cross_device_fix(const CellSpec& cell, const std::string& why_latent_on_c
 
 const char* expected_category(const Expect& expect) {
   switch (expect.outcome) {
-    case Expect::Outcome::kError: return "expected_error";
-    case Expect::Outcome::kSkip: return "skipped";
-    case Expect::Outcome::kSuccess: break;
+    case Expect::Outcome::kError:
+      return "expected_error";
+    case Expect::Outcome::kSkip:
+      return "skipped";
+    case Expect::Outcome::kSuccess:
+      break;
   }
   if (expect.latent) return "latent_unexercised";
   if (expect.proves == Expect::Proves::kNothingHere) return "ran_unexercised";
@@ -111,7 +115,8 @@ void Cell::rethrow_torchscript_error(const std::string& operation, const std::ex
 
 namespace {
 void refuse_if_cased(bool cased, const std::string& scenario, const std::string& call) {
-  if (cased) throw std::logic_error(scenario + ": " + call + "() after cases(): the table holds it");
+  if (cased)
+    throw std::logic_error(scenario + ": " + call + "() after cases(): the table holds it");
 }
 }  // namespace
 
@@ -157,13 +162,15 @@ Scenario& Scenario::run(BodyFn body_fn) {
 
 Scenario& Scenario::cases(std::string axis_name, std::vector<Case> table) {
   if (cased_ || behaviour_set_) {
-    throw std::logic_error(name_ + ": cases() registers the behaviour; it cannot follow run(), "
+    throw std::logic_error(name_ +
+                           ": cases() registers the behaviour; it cannot follow run(), "
                            "expect(), needs() or another cases()");
   }
   std::vector<std::string> names;
   for (const Case& entry : table) {
     if (!entry.run || !entry.expect) {
-      throw std::invalid_argument(name_ + ": case '" + entry.name + "' needs a body and an expectation");
+      throw std::invalid_argument(name_ + ": case '" + entry.name +
+                                  "' needs a body and an expectation");
     }
     if (std::find(names.begin(), names.end(), entry.name) != names.end()) {
       throw std::invalid_argument(name_ + ": case '" + entry.name + "' registered twice");

@@ -39,7 +39,11 @@ namespace tp {
 // cell's device proves only that the code runs, and a race control must show its race.
 struct Expect {
   enum class Outcome { kSuccess, kError, kSkip };
-  enum class Proves { kClaim, kNothingHere, kRace };  // success: its claim; only that it runs; a race
+  enum class Proves {
+    kClaim,
+    kNothingHere,
+    kRace
+  };  // success: its claim; only that it runs; a race
   Outcome outcome = Outcome::kSuccess;
   ErrorClass error_class = ErrorClass::kUnclassified;
   std::string note;     // why: the skip reason, why a mistake stays latent or a fix unexercised

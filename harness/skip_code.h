@@ -1,6 +1,7 @@
 // Why a cell does not run here, from a closed set. results.json writes it as "skip_code"; the
-// behaviour gate (reports/torchplace/gate/behaviour.py, SKIP_CODES) accepts a committed cell skipped only for a
-// code it lists. A skip that the harness did not code (a GTEST_SKIP in a body) is "unlisted".
+// behaviour gate (reports/torchplace/gate/behaviour.py, SKIP_CODES) accepts a committed cell
+// skipped only for a code it lists. A skip that the harness did not code (a GTEST_SKIP in a body)
+// is "unlisted".
 #pragma once
 #include <string>
 #include <string_view>

@@ -45,9 +45,9 @@ const std::unordered_map<std::string, std::string>& nocheck_ops() {
   static const auto* ops = [] {
     auto* found = new std::unordered_map<std::string, std::string>();
     const int column = version_column();
-#define TP_SIM_NOCHECK(name, overload, comment, ...)                       \
-  {                                                                       \
-    const int present[] = {__VA_ARGS__};                                  \
+#define TP_SIM_NOCHECK(name, overload, comment, ...)                                  \
+  {                                                                                   \
+    const int present[] = {__VA_ARGS__};                                              \
     if (present[column]) found->emplace(std::string(name) + "." + overload, comment); \
   }
 #include "device_checks.inc"
@@ -143,8 +143,7 @@ void check_masked_fill(const torch::jit::Stack& stack, size_t first) {
               " and self on ", self.device());
 }
 
-void check(const c10::FunctionSchema& schema, const torch::jit::Stack& stack,
-           DeviceCheck& check) {
+void check(const c10::FunctionSchema& schema, const torch::jit::Stack& stack, DeviceCheck& check) {
   const auto& arguments = schema.arguments();
   const size_t first = stack.size() - arguments.size();
   const Rule rule = rule_of(schema);

@@ -24,8 +24,8 @@ at::Tensor empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
   (void)layout, (void)pin_memory;
   const c10::OptionalDeviceGuard guard(device);  // the allocation's device, as CUDA's wrapper
   return at::detail::empty_generic(size, c10::GetAllocator(c10::DeviceType::PrivateUse1),
-                                   c10::DispatchKeySet(kKey),
-                                   c10::dtype_or_default(dtype), memory_format);
+                                   c10::DispatchKeySet(kKey), c10::dtype_or_default(dtype),
+                                   memory_format);
 }
 
 at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
@@ -92,8 +92,8 @@ void register_kernels() {
   aten->impl("set_.source_Storage_storage_offset", TORCH_FN(at::native::set_storage_cpu_));
   aten->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
   // A query, not differentiable; 1.13 finds no kernel for it under AutogradPrivateUse1 otherwise.
-  static auto* autograd = new torch::Library(torch::Library::IMPL, "aten",
-                                             c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
+  static auto* autograd = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
   autograd->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
   static auto* all = new torch::Library(torch::Library::IMPL, "_", kKey, __FILE__, __LINE__);
   all->fallback(torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());

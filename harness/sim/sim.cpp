@@ -1,7 +1,7 @@
 // tp::sim: the device itself (allocator and guard), its name, and enable().
 #include <c10/core/Allocator.h>
-#include <c10/core/impl/alloc_cpu.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/core/impl/alloc_cpu.h>
 #include <torch/version.h>
 
 #include <atomic>
@@ -70,8 +70,8 @@ struct Guard final : c10::impl::DeviceGuardImplInterface {
   c10::DeviceIndex deviceCount() const noexcept override {
     return static_cast<c10::DeviceIndex>(count.load());
   }
-  void record(void**, const c10::Stream&, const c10::DeviceIndex, const c10::EventFlag)
-      const override {}
+  void record(void**, const c10::Stream&, const c10::DeviceIndex,
+              const c10::EventFlag) const override {}
   void block(void*, const c10::Stream&) const override {}
   bool queryEvent(void*) const override { return true; }
   void destroyEvent(void*, const c10::DeviceIndex) const noexcept override {}
@@ -148,8 +148,8 @@ int device_count() {
 
 void set_device_count(int devices) {
   enable();
-  TORCH_CHECK(devices >= 1 && devices <= detail::kMaxDevices, "tp::sim::set_device_count: from 1 to ",
-              detail::kMaxDevices, "; got ", devices);
+  TORCH_CHECK(devices >= 1 && devices <= detail::kMaxDevices,
+              "tp::sim::set_device_count: from 1 to ", detail::kMaxDevices, "; got ", devices);
   detail::count.store(devices);
 }
 

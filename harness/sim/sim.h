@@ -4,10 +4,10 @@
 // PrivateUse1 key, shown as "sim:0" where the LibTorch version can name it, "privateuseone:0"
 // before 2.0). There are N simulated devices (2 unless TORCHPLACE_SIM_DEVICES or
 // set_device_count says otherwise); each tensor keeps its device index, so a model on sim:0 and
-// an input on sim:1 raise as on two GPUs. Every operator first checks its tensor arguments the way LibTorch's CUDA wrappers
-// do (c10::impl::check_and_update_common_device), then computes with the CPU kernel. So a
-// training step that forgets a .to(device) raises "Expected all tensors to be on the same
-// device ..." on a machine without a GPU, as it would on CUDA.
+// an input on sim:1 raise as on two GPUs. Every operator first checks its tensor arguments the way
+// LibTorch's CUDA wrappers do (c10::impl::check_and_update_common_device), then computes with the
+// CPU kernel. So a training step that forgets a .to(device) raises "Expected all tensors to be on
+// the same device ..." on a machine without a GPU, as it would on CUDA.
 //
 //   tp::sim::enable();                        // once per process; idempotent
 //   const torch::Device device = tp::sim::device();

@@ -71,14 +71,18 @@ TEST(CoreMessage, RemovesTheKnownWrappersAndTheBacktrace) {
   EXPECT_EQ(core_message("  torch.cuda.OutOfMemoryError: " + sentence), sentence);
   EXPECT_EQ(core_message("[enforce fail at inline_container.cc:145] . " + sentence), sentence);
   EXPECT_EQ(core_message("[enforce fail at CPUAllocator.cpp:64] data. " + sentence), sentence);
-  EXPECT_EQ(core_message(sentence + "\nException raised from addmm at Blas.cpp:1 (most recent call first):\nframe #0"), sentence);
+  EXPECT_EQ(core_message(
+                sentence +
+                "\nException raised from addmm at Blas.cpp:1 (most recent call first):\nframe #0"),
+            sentence);
   EXPECT_EQ(core_message(sentence + " (operator() at aten/src/ATen/x.cpp:1)\nframe #0: c10::Error"),
             sentence + " (operator() at aten/src/ATen/x.cpp:1)");
   EXPECT_EQ(core_message("The following operation failed in the TorchScript interpreter.\n"
                          "Traceback of TorchScript (most recent call last):\n"
                          "  File \"<string>\", line 2, in forward\n"
                          "def forward(self, x):\n  return x.mm(x)\n         ~~~~ <--- HERE\n"
-                         "RuntimeError: " + sentence + "\n"),
+                         "RuntimeError: " +
+                         sentence + "\n"),
             sentence + "\n");
   // A name that is not one of LibTorch's Python exceptions stays: the message is not LibTorch's.
   EXPECT_EQ(classify("UserWarning: " + sentence), ErrorClass::kUnclassified);

@@ -30,8 +30,7 @@ nlohmann::json load(const char* path, const char* schema) {
 }
 
 const nlohmann::json& corpus() {
-  static const nlohmann::json doc =
-      load(TORCHPLACE_MESSAGE_CORPUS, "torchplace.message_corpus/1");
+  static const nlohmann::json doc = load(TORCHPLACE_MESSAGE_CORPUS, "torchplace.message_corpus/1");
   return doc.at("entries");
 }
 
@@ -60,8 +59,8 @@ TEST(MessageCorpus, NoNearMissClassifies) {
   for (const auto& entry : doc.at("entries")) {
     const auto message = entry.at("message").get<std::string>();
     EXPECT_EQ(name_of(classify(message)), "Unclassified")
-        << "a near miss of " << entry.at("resembles").get<std::string>() << " classifies: "
-        << message;
+        << "a near miss of " << entry.at("resembles").get<std::string>()
+        << " classifies: " << message;
   }
 }
 

@@ -29,8 +29,9 @@ TEST(Scenario, CasesCarryTheirOwnBehaviour) {
   const auto needs_more = [](const CellSpec&) {
     return std::optional<Unmet>(Unmet{SkipCode::kNeedsCuda, "needs CUDA"});
   };
-  scenario.cases("case", {{"missing", [](Cell&) {}, error},
-                          {"present", [](Cell&) {}, fine, needs_more}})
+  scenario
+      .cases("case",
+             {{"missing", [](Cell&) {}, error}, {"present", [](Cell&) {}, fine, needs_more}})
       .on(DeviceAxis::kEach);
   const std::vector<CellSpec> cells = scenario.cells();
   const size_t devices = expand(DeviceAxis::kEach).size();
@@ -83,7 +84,8 @@ TEST(Devices, PairsNeedTwoGpusAndSaySo) {
   const std::vector<Placement> pairs = expand(DeviceAxis::kCudaPair);
   ASSERT_EQ(pairs.size(), 1u);
   EXPECT_EQ(pairs[0].label(), "cuda:0+cuda:1");
-  EXPECT_EQ(naming::name("s", {}, pairs[0].devices, naming::Form::kTestName), "devices=cuda0+cuda1");
+  EXPECT_EQ(naming::name("s", {}, pairs[0].devices, naming::Form::kTestName),
+            "devices=cuda0+cuda1");
   if (cuda_device_count() < 2) {
     ASSERT_TRUE(absent_reason(pairs[0]).has_value());
     EXPECT_NE(absent_reason(pairs[0])->find("cuda:0+cuda:1"), std::string::npos);
