@@ -1,7 +1,7 @@
 """What a classified message names (argument, devices, dtypes) and which scenario and fix of this
 suite cover it. Presentation only: the class comes from the classifier, never from here."""
 import re
-from typing import Dict, List
+from typing import Any, Dict, List
 
 README = 'README.md, section "What each scenario shows"'
 
@@ -31,7 +31,7 @@ DTYPE = re.compile(
 )
 
 
-def named(core: str) -> Dict[str, object]:
+def named(core: str) -> Dict[str, Any]:
     """The argument, method, devices and dtypes a message names (in the order it names them)."""
     first = core.split("\n", 1)[0]
     argument = next((m.group(1) for p in ARGUMENT for m in [p.search(first)] if m), None)
@@ -62,7 +62,7 @@ MOVE = (
 )
 
 
-def covered_by(error_class: str, core: str, names: Dict[str, object]) -> List[Dict[str, str]]:
+def covered_by(error_class: str, core: str, names: Dict[str, Any]) -> List[Dict[str, str]]:
     """The scenarios (with their fix) of this suite that raise and fix this kind of error."""
     argument = (names.get("argument") or "").lower()
     devices = [str(d) for d in names.get("devices", [])]

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any, Dict, List, Optional
 from pathlib import Path
 
 from torchplace.mutation import operators_cpp, operators_py, scope
@@ -51,7 +52,7 @@ def generate(langs=("cpp", "py"), files=None) -> list:
     ):
         if lang not in langs:
             continue
-        for path in table:
+        for path in table:  # type: ignore[attr-defined]
             if files and path not in files:
                 continue
             source = ROOT / path
@@ -100,7 +101,7 @@ def apply(text, mutant):
 class Scratch:
     """A scratch copy of the tree, configured once; builds and runs kill sets in it."""
 
-    def __init__(self, directory: Path, jobs: int, in_tree: Path = None):
+    def __init__(self, directory: Path, jobs: int, in_tree: Optional[Path] = None):
         self.jobs = jobs
         if in_tree:  # CI: the checkout itself and its existing build; each file is restored
             self.tree, self.build_dir = ROOT, in_tree
@@ -202,7 +203,7 @@ class Scratch:
         return "fail", "; ".join(failed)[:300] or output[-300:]
 
 
-def kill_set(mutant):
+def kill_set(mutant) -> Any:
     return scope.CPP[mutant.path] if is_cpp(mutant) else scope.PYTHON[mutant.path]
 
 
@@ -214,7 +215,7 @@ def baseline(scratch: Scratch, mutants: list) -> None:
             raise CannotJudge(EXIT_BUILD, "the unmutated scratch copy does not build:\n" + output)
     for kill in sorted({kill_set(mutant) for mutant in mutants}, key=str):
         verdict, detail = (
-            scratch.gtest(kill) if isinstance(kill, str) else scratch.ctest(*kill, False)
+            scratch.gtest(kill) if isinstance(kill, str) else scratch.ctest(kill[0], kill[1], False)
         )
         if verdict != "pass":
             raise CannotJudge(
@@ -238,7 +239,8 @@ def try_mutant(scratch: Scratch, mutant) -> dict:
                 return {"status": status, "detail": output[-400:]}
             verdict, detail = scratch.gtest(kill_set(mutant))
         else:
-            verdict, detail = scratch.ctest(*kill_set(mutant), True)
+            regex, exclude = kill_set(mutant)
+            verdict, detail = scratch.ctest(regex, exclude, True)
         # "empty": every selected test skipped, which CI shows as no failure either
         status = {"fail": "killed", "pass": "survived", "timeout": "timeout", "empty": "survived"}[
             verdict
@@ -327,7 +329,7 @@ def run(args, chosen: list, equivalents: dict) -> int:
     in_tree = Path(args.in_tree).resolve() if args.in_tree else None
     scratch = Scratch(Path(args.scratch).resolve(), args.jobs, in_tree)
     baseline(scratch, chosen)
-    records = []
+    records: List[Dict[str, Any]] = []
     for mutant in chosen:
         if args.budget_s is not None and time.monotonic() - started > args.budget_s:
             log(f"budget of {args.budget_s:.0f} s spent: {len(chosen) - len(records)} not tried")

@@ -18,6 +18,7 @@ Comments, string and character literals and preprocessor lines are never mutated
 does not compile proves nothing and is recorded as a build failure, never as killed.
 """
 import re
+from typing import List, Optional
 from dataclasses import dataclass
 
 
@@ -38,8 +39,10 @@ class Mutant:
 def code_mask(text: str) -> list:
     """Per line, a copy in which comments and string/char literals are blanked with spaces, so
     operators never match inside them (same length as the line)."""
-    out, line, state, i = [], [], "code", 0
-    raw_delim = None
+    out: List[str] = []
+    line: List[str] = []
+    state, i = "code", 0
+    raw_delim: Optional[str] = None
     while i < len(text):
         c = text[i]
         nxt = text[i + 1] if i + 1 < len(text) else ""
@@ -82,7 +85,7 @@ def code_mask(text: str) -> list:
                 continue
             line.append(" ")
         elif state == "raw":
-            if text.startswith(raw_delim, i):
+            if raw_delim is not None and text.startswith(raw_delim, i):
                 line.append(" " * (len(raw_delim) - 1) + '"')
                 i += len(raw_delim)
                 state = "code"

@@ -14,6 +14,7 @@ Docstrings are never mutated.
 """
 import ast
 import copy
+from typing import Dict, List
 from dataclasses import dataclass
 
 from torchplace.mutation.operators_cpp import Mutant
@@ -149,7 +150,8 @@ def mutants_of(path: str, text: str) -> list:
         for n in ast.walk(tree)
         if isinstance(n, ast.JoinedStr)
     ]
-    mutants, seen = [], {}
+    mutants: List[PyMutant] = []
+    seen: Dict[tuple, int] = {}
     for line, col, operator, node, mutated in sorted(sites, key=lambda s: (s[0], s[1], s[2])):
         start = (node.lineno, node.col_offset)
         if any((a, b) <= start < (c, d) for a, b, c, d in fstrings):
@@ -167,9 +169,9 @@ def mutants_of(path: str, text: str) -> list:
                 index,
                 old,
                 new,
-                node.end_lineno,
+                node.end_lineno or line,
                 node.col_offset,
-                node.end_col_offset,
+                node.end_col_offset or 0,
             )
         )
     return mutants
