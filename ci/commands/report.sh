@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # ci/torchplace report IN_DIR [--out DIR]: renders the report of a run folder from its saved JSON
 # (results.json, or matrix.json for a version-matrix folder; bench.json optional), also JSON from another
 # machine. Writes index.html, summary.md and the PNGs into DIR (default IN_DIR), each atomically;

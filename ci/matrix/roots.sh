@@ -1,6 +1,8 @@
 # The version matrix's Debian roots: which Debian suite carries which LibTorch, and how a cached
 # root is made (debootstrap --variant=minbase), provisioned (apt) and entered (chroot).
 # shellcheck shell=bash
+# The TP_MATRIX_* values are read by the files that source this one (columns.sh, matrix.sh).
+# shellcheck disable=SC2034
 
 # Each root gets TP_APT_PACKAGES (ci/lib/common.sh), libgloo-dev included: c10d's
 # ProcessGroupGloo.hpp includes <gloo/...>, which no libtorch-dev depends on (the ddp scenario).
@@ -15,7 +17,8 @@ tp_matrix_cuda_packages() {
   local packages=${TP_APT_PACKAGES/libtorch-dev/libtorch-cuda-dev}
   echo "${packages/libgloo-dev/libgloo-cuda-dev} nvidia-cuda-toolkit"
 }
-readonly TP_MATRIX_CUDA_PACKAGES="$(tp_matrix_cuda_packages)"
+TP_MATRIX_CUDA_PACKAGES="$(tp_matrix_cuda_packages)"
+readonly TP_MATRIX_CUDA_PACKAGES
 
 tp_matrix_roots_dir() { echo "${TORCHPLACE_ROOTS:-/var/cache/torchplace/roots}"; }
 
@@ -73,7 +76,9 @@ tp_matrix_install() { # <root> <packages> [lenient]
   ((${#missing[@]} == 0)) && return 0
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
   tp_log "installing into $root: ${missing[*]}"
-  local apt=(chroot "$root" env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get -q $TP_APT_SNAPSHOT_OPTIONS)
+  local apt snapshot_options
+  read -r -a snapshot_options <<<"$TP_APT_SNAPSHOT_OPTIONS"
+  apt=(chroot "$root" env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get -q "${snapshot_options[@]}")
   "${apt[@]}" update >"$root.apt.log" 2>&1 ||
     tp_die $TP_EXIT_ENV "matrix: apt-get update in $root failed: $(tp_apt_cause "$root.apt.log")"
   tp_apt_note_expired "$root"
@@ -110,8 +115,8 @@ tp_matrix_prepare_root() { # <root> <suite> <packages> <components> [lenient]
   tp_matrix_mount_proc "$root"
   start=$SECONDS
   tp_matrix_install "$root" "$packages" "$lenient"
-  TP_MATRIX_PREPARED=(status=ok root_cached=$cached root_seconds=$root_seconds
-    install_seconds=$((SECONDS - start)))
+  TP_MATRIX_PREPARED=(status=ok "root_cached=$cached" "root_seconds=$root_seconds"
+    "install_seconds=$((SECONDS - start))")
 }
 
 # Binds the source tree read-only at ROOT/src for one run.
