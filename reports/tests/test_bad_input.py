@@ -111,7 +111,7 @@ class BadInput(TempDirs):
 
     def test_device_copy_counter_on_some_repetitions_only(self):
         run_dir = os.path.join(self.tmp, "run")
-        shutil.copytree(os.path.join(FIXTURES, "cuda_h200"), run_dir)
+        shutil.copytree(os.path.join(FIXTURES, "synthetic_gpu"), run_dir)
         bench = load(os.path.join(run_dir, "bench.json"))
         entry = next(e for e in bench["benchmarks"] if "device_copy_bytes_per_second" in e
                      and e["run_type"] == "iteration" and "pinned_resident" in e["name"])

@@ -2,7 +2,10 @@
 2-GPU one) and the committed expectations they are checked against. Written by make_fixtures.py."""
 
 
-FINGERPRINT = {"libtorch_version": "2.5.1", "cuda": {"built_with_cuda": True, "available": True,
+# Hand-made, and says so in its own fingerprint (reports and gates show it as synthetic).
+SYNTHETIC_MARK = ("hand-made test data, not a measurement: the behaviour gate's test fixtures "
+                  "(ci/gate/tests/behaviour_fixtures.py)")
+FINGERPRINT = {"synthetic": SYNTHETIC_MARK, "libtorch_version": "2.5.1", "cuda": {"built_with_cuda": True, "available": True,
                "device_count": 1, "runtime_version": "12.4", "cudnn_version": "90100",
                "driver": "560.35.03", "gpus": [{"index": 0, "name": "NVIDIA H200",
                "total_memory_bytes": 150000000000, "compute_capability": "9.0"}]},

@@ -29,7 +29,9 @@ BENCHMARKS = {
     "prefetch_overlap/device:cuda:0": (5.1, "ms"),
 }
 SKIPPED = "transfer/direction:d2h/strategy:pageable/bytes:4096/device:cuda:1"
-CONTEXT = {"date": "2026-11-29T12:00:00+00:00", "host_name": "runner", "executable":
+CONTEXT = {"torchplace_synthetic": "hand-made test data, not a measurement: the speed gate's "
+           "test fixtures (ci/gate/tests/make_fixtures.py)",
+           "date": "2026-11-29T12:00:00+00:00", "host_name": "runner", "executable":
            "build/scenarios/torchplace_bench", "num_cpus": 16, "mhz_per_cpu": 2000,
            "cpu_scaling_enabled": False, "caches": [], "load_avg": [0.1, 0.1, 0.1],
            "library_build_type": "release", "libtorch_version": "2.5.1", "gpu": "NVIDIA H200",

@@ -218,6 +218,8 @@ def scenario(draw):
             if not justified(code, "cpu", None, host):
                 wrong.append(f"new cell skipped {code}")
     fingerprint = {"libtorch_version": "2.6.0", "os": SYNTHETIC,
+                   "synthetic": "hand-made test data, not a measurement: a generated case of "
+                                "the behaviour gate's property tests",
                    "cuda": {"built_with_cuda": built, "available": count > 0,
                             "device_count": count, "gpus": []}}
     results = {"schema": "torchplace.results/1", "about": SYNTHETIC, "fingerprint": fingerprint,

@@ -31,7 +31,7 @@ import re
 from torchplace.gate import skips
 from torchplace.schema import (CATEGORIES, EXPECTED_CATEGORY, EXPECTED_OUTCOMES, ROOT, InputError,
                                check_category, load_json, load_results, one_of, require, typed,
-                               write_atomically)
+                               synthetic_reason, write_atomically)
 
 EXPECTATIONS_SCHEMA = "torchplace.expectations/1"
 DEFAULT_EXPECTATIONS = str(ROOT / "ci" / "gate" / "expectations.json")
@@ -183,6 +183,8 @@ def compare(run_dir, expectations_path, required=None):
     committed = load_expectations(expectations_path)
     section = {"results": path, "expectations": expectations_path, "compared": 0,
                "regressions": [], "skipped": [], "new": [], "categories": _category_counts(cells)}
+    if synthetic_reason(doc["fingerprint"]):  # a note, not a failure: the gate's tests use it
+        section["synthetic"] = synthetic_reason(doc["fingerprint"])
     for cell_id, cell in cells.items():
         entry = committed.get(cell_id, committed.get(kind_id(cell_id)))
         if entry is None:

@@ -29,6 +29,9 @@ def _behaviour_lines(section):
              "Outcome categories of the run (only passed, expected_error and race_shown are "
              "evidence): " + ", ".join(f"{k} {n}" for k, n in section.get("categories", {}).items())
              + ".", ""]
+    if section.get("synthetic"):
+        lines[2:2] = [f"**SYNTHETIC input** (note, not a failure): the results are hand-made test "
+                      f"data, not a measurement: {section['synthetic']}", ""]
     if section["regressions"]:
         lines += ["| cell | regression | committed | observed | detail |", "|---|---|---|---|---|"]
         for row in section["regressions"]:
