@@ -200,7 +200,9 @@ class RenderFixtures(TempDirs):
             with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
                 lines = handle.read().splitlines()
             self.assertLessEqual(len(lines), 30, fixture)
-            self.assertTrue(lines[0].startswith("## "), fixture)
+            # Every committed fixture is hand-made: the summary says so first, then its heading.
+            self.assertTrue(lines[0].startswith("**SYNTHETIC: "), fixture)
+            self.assertTrue(lines[2].startswith("## "), fixture)
 
 
 class HtmlSelfContained(TempDirs):
