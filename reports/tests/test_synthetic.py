@@ -16,7 +16,10 @@ from torchplace import schema
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-FIXTURE_ROOTS = [os.path.join(HERE, "fixtures"), os.path.join(REPO, "ci", "gate", "tests", "fixtures")]
+FIXTURE_ROOTS = [
+    os.path.join(HERE, "fixtures"),
+    os.path.join(REPO, "ci", "gate", "tests", "fixtures"),
+]
 GPU = os.path.join(HERE, "fixtures", "synthetic_gpu")
 BEHAVIOUR = os.path.join(REPO, "ci", "gate", "tests", "fixtures", "behaviour")
 MARK = re.compile(r"^hand-made test data, not a measurement: .+")
@@ -55,8 +58,12 @@ def fingerprints(doc):
 
 
 def render(in_dir, out_dir):
-    run = subprocess.run([sys.executable, "-m", "torchplace.report", in_dir, "--out", out_dir],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "torchplace.report", in_dir, "--out", out_dir],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     with open(os.path.join(out_dir, "index.html"), encoding="utf-8") as page:
         html = page.read()
@@ -93,7 +100,8 @@ class Fixtures(unittest.TestCase):
     def test_unparsable_fixtures_carry_the_mark_where_they_can(self):
         for name in ("not_utf8.json", "malformed.json"):
             with open(os.path.join(HERE, "fixtures", "bad", name), "rb") as handle:
-                self.assertIn(b'"synthetic": "hand-made test data, not a measurement', handle.read())
+                mark = b'"synthetic": "hand-made test data, not a measurement'
+                self.assertIn(mark, handle.read())
 
     def test_no_fixture_folder_is_named_like_a_machine(self):
         self.assertFalse(os.path.exists(os.path.join(HERE, "fixtures", "cuda_h200")))
@@ -110,8 +118,9 @@ class Schema(unittest.TestCase):
     def test_text_is_accepted_and_read(self):
         doc = self.results("hand-made test data, not a measurement: x")
         schema.check_fingerprint(doc["fingerprint"], "r")
-        self.assertEqual(schema.synthetic_reason(doc["fingerprint"]),
-                         "hand-made test data, not a measurement: x")
+        self.assertEqual(
+            schema.synthetic_reason(doc["fingerprint"]), "hand-made test data, not a measurement: x"
+        )
         self.assertIsNone(schema.synthetic_reason({"libtorch_version": "2.6.0"}))
 
     def test_a_non_string_mark_is_refused(self):
@@ -147,7 +156,8 @@ class Report(unittest.TestCase):
     def test_a_synthetic_run_is_shown_as_synthetic(self):
         html, summary = render(GPU, os.path.join(self.tmp, "out"))
         body = html.split("<body>", 1)[1]
-        self.assertTrue(body.startswith('<div class="synthetic"><p class="synthetic-big">SYNTHETIC'))
+        banner = '<div class="synthetic"><p class="synthetic-big">SYNTHETIC'
+        self.assertTrue(body.startswith(banner))
         self.assertIn(".synthetic-big{font-size:4em", html)
         self.assertIn("a GPU run&#x27;s report", body.split("<h1>", 1)[0])  # the reason, on top
         self.assertIn("<title>SYNTHETIC", html)
@@ -178,10 +188,21 @@ class Gates(unittest.TestCase):
     def test_the_behaviour_gate_notes_synthetic_input(self):
         with tempfile.TemporaryDirectory() as out:
             run = subprocess.run(
-                [sys.executable, "-m", "torchplace.gate", "--results",
-                 os.path.join(BEHAVIOUR, "results_ok"), "--expectations",
-                 os.path.join(BEHAVIOUR, "expectations.json"), "--out", out],
-                capture_output=True, text=True, timeout=120)
+                [
+                    sys.executable,
+                    "-m",
+                    "torchplace.gate",
+                    "--results",
+                    os.path.join(BEHAVIOUR, "results_ok"),
+                    "--expectations",
+                    os.path.join(BEHAVIOUR, "expectations.json"),
+                    "--out",
+                    out,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr)  # a note, not a failure
             self.assertIn("**SYNTHETIC input** (note, not a failure)", run.stdout)
             with open(os.path.join(out, "gate.json"), encoding="utf-8") as handle:
@@ -192,9 +213,18 @@ class Gates(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             verdict_path = os.path.join(out, "matrix-gate.json")
             run = subprocess.run(
-                [sys.executable, "-m", "torchplace.matrix.gate",
-                 os.path.join(HERE, "fixtures", "with_matrix", "matrix.json"), "--out",
-                 verdict_path], capture_output=True, text=True, timeout=120)
+                [
+                    sys.executable,
+                    "-m",
+                    "torchplace.matrix.gate",
+                    os.path.join(HERE, "fixtures", "with_matrix", "matrix.json"),
+                    "--out",
+                    verdict_path,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             self.assertIn(run.returncode, (0, 2), run.stderr)  # its verdict stands either way
             self.assertIn("matrix gate: note: column 1.13.1 is SYNTHETIC", run.stdout)
             with open(verdict_path, encoding="utf-8") as handle:

@@ -31,8 +31,19 @@ def make_column(folder: str, version: str, root: str, status: str = "pass") -> s
     code = MAKE_COLUMN.format(here=HERE, fix=FIX)
     subprocess.run([sys.executable, "-c", code, folder, version, root, status], check=True)
     column = os.path.join(folder, version)
-    subprocess.run([sys.executable, "-m", "torchplace.run_record", os.path.join(column, "run.json"),
-                    "prepare", "status=ok", "root_cached=1", f"root={root}"], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torchplace.run_record",
+            os.path.join(column, "run.json"),
+            "prepare",
+            "status=ok",
+            "root_cached=1",
+            f"root={root}",
+        ],
+        check=True,
+    )
     return column
 
 
@@ -71,16 +82,35 @@ def column_step(folder: str, version: str) -> subprocess.CompletedProcess:
         handle.write(FAKE_BUILD_AND_RUN.format(python=sys.executable, code=code))
     os.chmod(script, 0o755)
     env = dict(os.environ, FAKE=fake, OUT=folder)
-    return subprocess.run(["bash", "-c", COLUMN_STEP.format(version=version)],
-                          capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        ["bash", "-c", COLUMN_STEP.format(version=version)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def merge_only(out: str, versions: str, *extra: str) -> subprocess.CompletedProcess:
     # TORCHPLACE_MATRIX_NO_HOST: were the merge to probe this host, 1.13.1 would be "bookworm".
     env = dict(os.environ, TORCHPLACE_NO_INSTALL="1", TORCHPLACE_MATRIX_NO_HOST="1")
-    return subprocess.run([TORCHPLACE, "matrix", "--merge-only", "--versions", versions,
-                           "--out", out, "--gate", *extra], capture_output=True, text=True,
-                          env=env, timeout=300)
+    return subprocess.run(
+        [
+            TORCHPLACE,
+            "matrix",
+            "--merge-only",
+            "--versions",
+            versions,
+            "--out",
+            out,
+            "--gate",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 class FanOut(unittest.TestCase):
@@ -104,8 +134,10 @@ class FanOut(unittest.TestCase):
         with open(os.path.join(self.merged, "matrix.json")) as handle:
             matrix = json.load(handle)
         # The roots are the columns' own, never the merging host's ("host-bookworm").
-        self.assertEqual([(v["version"], v["root"], v["status"]) for v in matrix["versions"]],
-                         [("1.13.1", "gpu-runner-7", "ok"), ("2.14.1", "sid", "ok")])
+        self.assertEqual(
+            [(v["version"], v["root"], v["status"]) for v in matrix["versions"]],
+            [("1.13.1", "gpu-runner-7", "ok"), ("2.14.1", "sid", "ok")],
+        )
         self.assertTrue(os.path.exists(os.path.join(self.merged, "matrix-gate.json")))
 
     def test_the_column_step_records_its_root_and_the_merge_reads_it(self):
@@ -152,8 +184,17 @@ class FanOut(unittest.TestCase):
         make_column(os.path.join(self.tmp, "bare"), "2.14.1", "sid")
         column = os.path.join(self.merged, "2.14.1")
         shutil.copytree(os.path.join(self.tmp, "bare", "2.14.1"), column)
-        subprocess.run([sys.executable, "-m", "torchplace.run_record",
-                        os.path.join(column, "run.json"), "prepare", "status=ok"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "torchplace.run_record",
+                os.path.join(column, "run.json"),
+                "prepare",
+                "status=ok",
+            ],
+            check=True,
+        )
         run = merge_only(self.merged, "1.13.1,2.14.1")
         self.assertEqual(run.returncode, 3, run.stderr)
         self.assertIn("column 2.14.1", run.stderr)
@@ -168,8 +209,12 @@ class FanOut(unittest.TestCase):
 class Arguments(unittest.TestCase):
     def test_conflicting_modes_are_exit_64(self):
         for args in (["--columns-only", "--merge-only"], ["--merge-only", "--cuda-only"]):
-            run = subprocess.run([TORCHPLACE, "matrix", "--versions", "1.13.1", *args],
-                                 capture_output=True, text=True, timeout=60)
+            run = subprocess.run(
+                [TORCHPLACE, "matrix", "--versions", "1.13.1", *args],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             self.assertEqual(run.returncode, 64, (args, run.stderr))
 
     def test_merge_only_without_its_folder_is_exit_3(self):

@@ -64,17 +64,14 @@ def machine_line(fingerprint):
 
 def synthetic_sources(results, matrix, bench) -> "list[tuple[str, str]]":
     """(where, why) for every input that says it is hand-made test data, not a measurement."""
-    found = []
-    if results is not None and data.synthetic_reason(results["fingerprint"]):
-        found.append(("results.json", data.synthetic_reason(results["fingerprint"])))
-    for column in (matrix or {}).get("versions", []):
-        if data.synthetic_reason(column.get("fingerprint")):
-            found.append((f"matrix.json column {column.get('version')}",
-                          data.synthetic_reason(column.get("fingerprint"))))
+    marks = [("results.json", data.synthetic_reason((results or {}).get("fingerprint")))]
+    marks += [(f"matrix.json column {column.get('version')}",
+               data.synthetic_reason(column.get("fingerprint")))
+              for column in (matrix or {}).get("versions", [])]
     context = bench.context if bench is not None else {}
-    if isinstance(context.get(data.SYNTHETIC_CONTEXT_KEY), str):
-        found.append(("bench.json", context[data.SYNTHETIC_CONTEXT_KEY]))
-    return found
+    mark = context.get(data.SYNTHETIC_CONTEXT_KEY)
+    marks.append(("bench.json", mark if isinstance(mark, str) else None))
+    return [(where, reason) for where, reason in marks if reason is not None]
 
 
 def synthetic_banner(sources) -> str:
