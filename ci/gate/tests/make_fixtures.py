@@ -4,7 +4,8 @@
 Speed fixtures are Google Benchmark 1.7.1 JSON as the suite writes it (every repetition, then the
 aggregates, planned skips as error_message "skip: ..."); timings are drawn from a log-normal
 around each benchmark's median with 2 % spread. Behaviour fixtures are results.json documents of
-a GPU run and the committed expectations they are checked against.
+a GPU run and the committed expectations they are checked against. Every fixture is marked as
+hand-made in its fingerprint ("synthetic") or benchmark context ("torchplace_synthetic").
 Rerun after changing it: /usr/bin/python3 ci/gate/tests/make_fixtures.py
 """
 import copy
