@@ -4,6 +4,8 @@
 #   TORCHPLACE_CXX_STANDARD  17 or 20: what the LibTorch headers demand (2.14 needs 20)
 #   TORCHPLACE_WITH_CUDA     ON when the LibTorch found was built with CUDA
 #   Torch_VERSION            from TorchConfigVersion.cmake
+#   TORCHPLACE_WITH_C10D_GLOO ON when the ddp scenario can run: LibTorch's torch_cpu target
+#                            defines USE_C10D_GLOO and the Gloo headers are found (libgloo-dev)
 
 find_package(Torch QUIET)
 if(NOT Torch_FOUND)
@@ -34,13 +36,27 @@ else()
   set(TORCHPLACE_WITH_CUDA OFF)
 endif()
 
+# c10d's Gloo backend (scenarios/ddp.cpp): torch_cpu's interface definitions say whether
+# libtorch_cpu was built with it; ProcessGroupGloo.hpp includes <gloo/...>, a package of its own.
+# Without either the ddp cells skip (no_c10d_gloo); harness/compat.h TP_HAS_C10D_GLOO decides
+# the same in the compiler.
+set(TORCHPLACE_WITH_C10D_GLOO OFF)
+if(TARGET torch_cpu)
+  get_target_property(_tp_torch_defs torch_cpu INTERFACE_COMPILE_DEFINITIONS)
+  find_path(TORCHPLACE_GLOO_INCLUDE_DIR gloo/config.h)
+  if("USE_C10D_GLOO" IN_LIST _tp_torch_defs AND TORCHPLACE_GLOO_INCLUDE_DIR)
+    set(TORCHPLACE_WITH_C10D_GLOO ON)
+  endif()
+endif()
+
 find_package(GTest REQUIRED)
 find_package(benchmark REQUIRED)
 find_package(nlohmann_json 3.9 REQUIRED)
 include(GoogleTest)
 
 message(STATUS "torchplace: LibTorch ${Torch_VERSION}, C++${TORCHPLACE_CXX_STANDARD}, "
-               "CUDA ${TORCHPLACE_WITH_CUDA}, Google Benchmark ${benchmark_VERSION}")
+               "CUDA ${TORCHPLACE_WITH_CUDA}, c10d Gloo ${TORCHPLACE_WITH_C10D_GLOO}, "
+               "Google Benchmark ${benchmark_VERSION}")
 
 # The Python for the report, gate and matrix tests: see the end of TorchplaceHelpers.cmake.
 

@@ -3,7 +3,8 @@
 #   P/lib/libtorchplace_*.a             the libraries
 #   P/lib/cmake/torchplace/             torchplaceConfig.cmake, the targets, TorchplaceHelpers.cmake
 #   P/share/torchplace/                 the torchplace command's scripts and Python package
-#   P/bin/torchplace                    the command (run / report / gate on a user's own suite)
+#   P/bin/torchplace                    the command (run / report / gate / explain on a user's own suite)
+#   P/share/torchplace/bin/torchplace_classify   the classifier explain runs
 # Components: "fixes" (torchplace::fixes, torchplace::sim; LibTorch only) and "harness"
 # (torchplace::harness, ::gtest_main, ::bench, ::bench_main; also GoogleTest, Google Benchmark, nlohmann_json).
 include(CMakePackageConfigHelpers)
@@ -43,6 +44,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/ci/commands ${PROJECT_SOURCE_DIR}/ci/lib
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/reports/torchplace DESTINATION ${_tp_share_dir}/reports
   PATTERN __pycache__ EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/gate/policy.json DESTINATION ${_tp_share_dir}/ci/gate)
+# The classifier that `torchplace explain` runs (reports/torchplace/explain finds it here).
+install(TARGETS torchplace_classify RUNTIME DESTINATION ${_tp_share_dir}/bin)
 file(RELATIVE_PATH _tp_bin_to_share ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_DATADIR}/torchplace)
 file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/bin/torchplace CONTENT
   "#!/bin/sh\n# The installed torchplace command (see ${_tp_share_dir}/ci/torchplace).\nexec \"$(dirname \"$(readlink -f \"$0\")\")/${_tp_bin_to_share}/ci/torchplace\" \"$@\"\n")

@@ -10,8 +10,10 @@ namespace tp::archive {
 
 namespace {
 
-// The bytes of the archive at `source` with every record passed through `edit`.
-std::string rewritten_archive(const std::string& source, const RecordEdit& edit) {
+// The bytes of the archive at `source` with every record passed through `edit`, less those
+// `drop` selects (when given).
+std::string rewritten_archive(const std::string& source, const RecordEdit& edit,
+                              const std::function<bool(const std::string&)>& drop = {}) {
   caffe2::serialize::PyTorchStreamReader reader(source);
   std::string archive_bytes;
   {
@@ -21,6 +23,7 @@ std::string rewritten_archive(const std::string& source, const RecordEdit& edit)
     });
     // Stored records keep their order; "version" is copied, so the writer adds none of its own.
     for (const std::string& name : reader.getAllRecords()) {
+      if (drop && drop(name)) continue;
       auto [data, size] = reader.getRecord(name);
       std::string bytes(static_cast<const char*>(data.get()), size);
       const std::string edited = edit(name, std::move(bytes));
@@ -40,6 +43,19 @@ bool is_pickle(const std::string& name) {
 void rewrite_records(const std::string& source, const std::string& destination,
                      const RecordEdit& edit) {
   write_atomically(destination, rewritten_archive(source, edit));
+}
+
+int drop_records(const std::string& source, const std::string& destination,
+                 const std::function<bool(const std::string& name)>& drop) {
+  int dropped = 0;
+  const auto counted = [&](const std::string& name) { return drop(name) && ++dropped > 0; };
+  const std::string archive_bytes = rewritten_archive(
+      source, [](const std::string&, std::string bytes) { return bytes; }, counted);
+  if (dropped == 0) {  // checked before writing: the destination keeps what it had
+    throw std::invalid_argument("drop_records: " + source + " holds no record to drop");
+  }
+  write_atomically(destination, archive_bytes);
+  return dropped;
 }
 
 std::string binunicode(const std::string& text) {

@@ -1,7 +1,9 @@
-// Rewrites the records of a torch::save archive (a zip read and written with LibTorch's own
+// Rewrites the records of a torch::save archive or a TorchScript archive (torch::jit::Module::save:
+// data.pkl, constants.pkl, code/, data/; both are zips read and written with LibTorch's own
 // caffe2::serialize::PyTorchStreamReader/Writer, present in 1.13 and 2.x). The use it is made
 // for: re-tagging every storage of a checkpoint to another device string, so that a suite can
-// make a genuine CUDA-tagged checkpoint on a machine without CUDA.
+// make a genuine CUDA-tagged checkpoint on a machine without CUDA, and damaging an archive on
+// purpose (a record dropped).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -28,7 +30,14 @@ std::string binunicode(const std::string& text);
 // usually holds it once.
 int replace_string(std::string& pickle, const std::string& from, const std::string& to);
 
-// Rewrites every storage's device string in every .pkl record from `from_device` to
+// Copies the archive at `source` to `destination` without the records `drop` selects (a
+// TorchScript archive without its code/ or constants.pkl). Returns how many it dropped; throws
+// std::invalid_argument, writing nothing, when `drop` selects none.
+int drop_records(const std::string& source, const std::string& destination,
+                 const std::function<bool(const std::string& name)>& drop);
+
+// Rewrites every storage's device string in every .pkl record (data.pkl; a TorchScript
+// archive's constants.pkl too, where its tensor constants are) from `from_device` to
 // `to_device` (e.g. "cpu" -> "cuda:0"). Returns the count of replaced strings; throws
 // std::invalid_argument when the archive holds no `from_device` string at all, because then
 // the result would not be what its name promises.

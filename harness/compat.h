@@ -9,6 +9,17 @@
   (TORCH_VERSION_MAJOR > (major) ||     \
    (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
+// c10d's Gloo backend (scenarios/ddp.cpp): LibTorch's CMake target defines USE_C10D_GLOO when
+// libtorch_cpu was built with it (Debian 1.13.1: yes), and ProcessGroupGloo.hpp includes <gloo/...>
+// headers from a separate package (Debian: libgloo-dev). Either missing: 0, and the ddp cells
+// skip with SkipCode::kNoC10dGloo.
+#if defined(USE_C10D_GLOO) && __has_include(<torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>) && \
+    __has_include(<gloo/config.h>)
+#define TP_HAS_C10D_GLOO 1
+#else
+#define TP_HAS_C10D_GLOO 0
+#endif
+
 namespace tp::compat {
 
 // Autocast switches, per device type.

@@ -17,7 +17,11 @@ std::vector<Placement> expand(DeviceAxis axis) {
     placements.push_back({{torch::Device(torch::kCPU)}});
     placements.push_back({{sim::device()}});  // simulated: present on every host
   }
-  if (axis == DeviceAxis::kCudaPair) {
+  if (axis == DeviceAxis::kRankPair) placements.push_back({{torch::Device(torch::kCPU)}});
+  if (axis == DeviceAxis::kPair || axis == DeviceAxis::kRankPair) {
+    placements.push_back({{sim::device(0), sim::device(1)}});  // tp::sim has 2 devices or more
+  }
+  if (axis == DeviceAxis::kCudaPair || axis == DeviceAxis::kPair || axis == DeviceAxis::kRankPair) {
     placements.push_back({{torch::Device(torch::kCUDA, 0), torch::Device(torch::kCUDA, 1)}});
     return placements;
   }
@@ -30,14 +34,24 @@ std::vector<Placement> expand(DeviceAxis axis) {
 
 std::string_view name_of(SkipCode code) {
   switch (code) {
-    case SkipCode::kNoCudaBuild: return "no_cuda_build";
-    case SkipCode::kNoCudaDevice: return "no_cuda_device";
-    case SkipCode::kTooFewGpus: return "too_few_gpus";
-    case SkipCode::kNeedsCuda: return "needs_cuda";
-    case SkipCode::kNeedsNoCuda: return "needs_no_cuda";
-    case SkipCode::kOtherCell: return "covered_by_other_cell";
-    case SkipCode::kDeviceUnusable: return "device_unusable";
-    case SkipCode::kNotOnSim: return "not_on_sim";
+    case SkipCode::kNoCudaBuild:
+      return "no_cuda_build";
+    case SkipCode::kNoCudaDevice:
+      return "no_cuda_device";
+    case SkipCode::kTooFewGpus:
+      return "too_few_gpus";
+    case SkipCode::kNeedsCuda:
+      return "needs_cuda";
+    case SkipCode::kNeedsNoCuda:
+      return "needs_no_cuda";
+    case SkipCode::kOtherCell:
+      return "covered_by_other_cell";
+    case SkipCode::kDeviceUnusable:
+      return "device_unusable";
+    case SkipCode::kNotOnSim:
+      return "not_on_sim";
+    case SkipCode::kNoC10dGloo:
+      return "no_c10d_gloo";
   }
   return "unlisted";
 }
@@ -55,10 +69,9 @@ std::optional<Unmet> absent(const Placement& placement) {
   }
   const int present = cuda_device_count();
   if (present < gpus_needed) {
-    return Unmet{SkipCode::kTooFewGpus, "device absent: " + placement.label() + " needs " +
-                                            std::to_string(gpus_needed) +
-                                            " CUDA devices, this host has " +
-                                            std::to_string(present)};
+    return Unmet{SkipCode::kTooFewGpus,
+                 "device absent: " + placement.label() + " needs " + std::to_string(gpus_needed) +
+                     " CUDA devices, this host has " + std::to_string(present)};
   }
   return std::nullopt;
 }

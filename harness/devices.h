@@ -17,13 +17,15 @@ enum class DeviceAxis {
               // even when N == 0)
   kCudaOnly,  // cuda:0 .. cuda:N-1 (cuda:0 listed even when N == 0)
   kCudaPair,  // (cuda:0, cuda:1): cells that need two GPUs
+  kPair,      // (sim:0, sim:1) (simulated, present on every host), then (cuda:0, cuda:1)
+  kRankPair,  // two ranks' devices: cpu (both ranks on the CPU), then kPair's pairs
 };
 
 struct Placement {
   std::vector<torch::Device> devices;  // first is the cell's main device
 
   torch::Device primary() const { return devices.front(); }
-  std::string label() const;  // "cpu", "sim:0", "cuda:0", "cuda:0+cuda:1" (naming.h)
+  std::string label() const;  // "cpu", "sim:0", "cuda:0", "cuda:0+cuda:1", "sim:0+sim:1" (naming.h)
 };
 
 int cuda_device_count();  // 0 on CPU-only builds and hosts

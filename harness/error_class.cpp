@@ -20,6 +20,8 @@ std::string_view name_of(ErrorClass error_class) {
       return "CorruptArchive";
     case ErrorClass::kOutOfMemory:
       return "OutOfMemory";
+    case ErrorClass::kCollectiveTimeout:
+      return "CollectiveTimeout";
     case ErrorClass::kUnclassified:
       return "Unclassified";
   }
@@ -29,7 +31,7 @@ std::string_view name_of(ErrorClass error_class) {
 namespace {
 
 struct CompiledFamily {
-  ErrorClass error_class;
+  const MessageFamily* family;
   std::regex regex;
 };
 
@@ -37,14 +39,93 @@ const std::vector<CompiledFamily>& compiled_families() {
   static const std::vector<CompiledFamily> compiled = [] {
     std::vector<CompiledFamily> out;
     for (const MessageFamily& family : message_families()) {
-      out.push_back({family.error_class, std::regex(family.pattern, std::regex::ECMAScript)});
+      out.push_back({&family, std::regex(family.pattern, std::regex::ECMAScript)});
     }
     return out;
   }();
   return compiled;
 }
 
+// The Python exception names that LibTorch's errors surface under (torch/csrc/Exceptions.h maps
+// c10::Error to RuntimeError, c10::NotImplementedError to NotImplementedError, the CUDA caching
+// allocator's OutOfMemoryError to torch.cuda.OutOfMemoryError (1.13+) or torch.OutOfMemoryError
+// (2.5+), c10::AcceleratorError to torch.AcceleratorError (2.8+)); a TorchScript module's error in
+// Python is torch.jit.Error. Only these: any other name is not LibTorch's.
+const std::regex& python_class_prefix() {
+  static const std::regex prefix(
+      R"(^(RuntimeError|NotImplementedError|torch\.cuda\.OutOfMemoryError|torch\.OutOfMemoryError|)"
+      R"(torch\.AcceleratorError|torch\.jit\.Error): )",
+      std::regex::ECMAScript);
+  return prefix;
+}
+
+// c10/util/Exception.h CAFFE_ENFORCE (1.x serialization, the CPU allocator):
+// "[enforce fail at inline_container.cc:145] . PytorchStreamReader failed ..." (the condition
+// is empty), "[enforce fail at CPUAllocator.cpp:64] data. DefaultCPUAllocator: ...".
+const std::regex& enforce_prefix() {
+  static const std::regex prefix(R"(^\[enforce fail at [^\]]+\] (.*?)\. )", std::regex::ECMAScript);
+  return prefix;
+}
+
+constexpr std::string_view kInterpreter =
+    "The following operation failed in the TorchScript interpreter.";
+
+// torch/csrc/jit/runtime/interpreter.cpp handleError writes the sentence above, "Traceback of
+// TorchScript ...", the serialized code with its "<--- HERE" marks, then one line
+// "<Python exception name>: <the LibTorch message>" (seen 1.13.1: RuntimeError). Returns what
+// follows that name, or the text unchanged when no such line follows.
+std::string unwrap_interpreter(const std::string& text) {
+  std::size_t line = text.find('\n');
+  while (line != std::string::npos) {
+    const std::string rest = text.substr(line + 1);
+    std::smatch found;
+    if (std::regex_search(rest, found, python_class_prefix())) return found.suffix().str();
+    line = text.find('\n', line + 1);
+  }
+  return text;
+}
+
+// torchrun (torch/distributed/elastic, 2.3+) writes "[rank5]: " before every line a worker
+// prints, the error's lines included: removed from each line when the first has it.
+std::string strip_rank_prefix(const std::string& text) {
+  static const std::regex rank(R"(^\[rank\d+\]: )");
+  if (!std::regex_search(text, rank)) return text;
+  static const std::regex every_line(R"((^|\n)\[rank\d+\]: )");
+  return std::regex_replace(text, every_line, "$1");
+}
+
+std::string strip_front(std::string text) {
+  for (int pass = 0; pass < 4; ++pass) {  // a wrapper can hold a prefixed message, and so on
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    text.erase(0, first == std::string::npos ? text.size() : first);
+    text = strip_rank_prefix(text);
+    std::smatch found;
+    if (std::regex_search(text, found, python_class_prefix()) ||
+        std::regex_search(text, found, enforce_prefix())) {
+      text = found.suffix().str();
+    } else if (text.compare(0, kInterpreter.size(), kInterpreter) == 0) {
+      const std::string inner = unwrap_interpreter(text);
+      if (inner == text) return text;
+      text = inner;
+    } else {
+      return text;
+    }
+  }
+  return text;
+}
+
 }  // namespace
+
+std::string core_message(std::string_view message) {
+  std::string text = strip_front(std::string(message));
+  // c10::Error::what() appends the C++ backtrace: "Exception raised from <fn> at <file>:<line>"
+  // (1.7+) or "frame #0: ..." lines (1.x).
+  for (const char* tail : {"\nException raised from ", "\nframe #"}) {
+    const std::size_t at = text.find(tail);
+    if (at != std::string::npos) text.erase(at);
+  }
+  return text;
+}
 
 bool is_sticky_cuda_error(std::string_view message) {
   static const std::regex sticky(
@@ -54,12 +135,17 @@ bool is_sticky_cuda_error(std::string_view message) {
   return std::regex_search(std::string(message), sticky);
 }
 
-ErrorClass classify(std::string_view message) {
-  const std::string text(message);
-  for (const CompiledFamily& family : compiled_families()) {
-    if (std::regex_search(text, family.regex)) return family.error_class;
+const MessageFamily* match_family(std::string_view message) {
+  const std::string text = core_message(message);
+  for (const CompiledFamily& compiled : compiled_families()) {
+    if (std::regex_search(text, compiled.regex)) return compiled.family;
   }
-  return ErrorClass::kUnclassified;
+  return nullptr;
+}
+
+ErrorClass classify(std::string_view message) {
+  const MessageFamily* family = match_family(message);
+  return family == nullptr ? ErrorClass::kUnclassified : family->error_class;
 }
 
 }  // namespace tp

@@ -22,12 +22,65 @@ const std::vector<MessageFamily>& message_families() {
       // seen 2.14.1 with a PrivateUse1 device (shared/GUIDE.md section 5).
       {E::kDeviceMismatch, "2.8+ (seen 2.14.1)", R"(^Expected all tensors to be on the same device, but got \w+ is on \S+, different from other tensors on \S+)"},
       // at::checkSameGPU (aten/src/ATen/TensorUtils.cpp), 1.x-2.x: cuDNN convolution and others.
-      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameGPU)", R"(^Expected tensor for argument #\d+ '\w+' to have the same device as tensor for argument #\d+)"},
+      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameGPU)", R"(^Expected tensor for (argument #\d+ )?'\w+' to have the same device as tensor for (argument #\d+ )?'\w+')"},
+      // checkSameGPU's other branch: one tensor on the CPU (TensorUtils.cpp checkSameGPU, 1.x-2.x;
+      // 2.x MPS says it too), and addmm's out= form in 1.7-1.9.
+      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameGPU)", R"(^Tensor for (argument #\d+ )?'\w+' is on CPU, (Tensor for .* is on CPU, )?but expected (it|them) to be on GPU)"},
+      // Before 1.9. aten/src/ATen/Utils.h checked_tensor_unwrap (the TH bindings): 1.0-1.4 named
+      // the backend, 1.3-1.6 the device type (the two overlap: 1.3.1 and 1.4.0 reports say backend).
+      {E::kDeviceMismatch, "1.0-1.4 (ATen/Utils.h checked_tensor_unwrap)", R"(^Expected object of backend \w+ but got backend \w+ for (argument #\d+|sequence element))"},
+      {E::kDeviceMismatch, "1.3-1.6 (ATen/Utils.h checked_tensor_unwrap)", R"(^Expected object of device type \w+ but got device type \w+ for (argument #\d+|sequence element))"},
+      // 0.4 named the tensor type: the same device part (torch.cuda. or torch. then a capital) on
+      // both sides is a dtype mismatch (DtypeMismatch below); here the device parts differ.
+      {E::kDtypeMismatch, "0.4 (ATen/Utils.h checked_cast_tensor)", R"(^Expected object of type (Variable\[)?(torch\.cuda\.|torch\.(?=[A-Z]))[A-Z]\w*\]? but found type (Variable\[)?\2[A-Z]\w*)"},
+      {E::kDeviceMismatch, "0.4 (ATen/Utils.h checked_cast_tensor)", R"(^Expected object of type (Variable\[)?torch\.[\w.]+\]? but found type (Variable\[)?torch\.[\w.]+\]? for (argument #\d+|sequence element))"},
+      // TensorIterator / copy before 1.9: the device and the dtype; the same device is a dtype
+      // mismatch, anything else a device one.
+      {E::kDtypeMismatch, "1.1-1.4 (TensorIterator.cpp compute_types)", R"(^expected device (\S+) and dtype \w+ but got device \1 and dtype \w+)"},
+      {E::kDeviceMismatch, "1.1-1.4 (TensorIterator.cpp compute_types)", R"(^expected device \S+ and dtype \w+ but got device \S+ and dtype \w+)"},
+      {E::kDeviceMismatch, "1.3-1.8 (TensorIterator.cpp compute_types)", R"(^expected device \S+ but got device \S+)"},
+      // THC's THCTensor_checkGPU (0.x-1.x, e.g. THCTensorMathPointwise.cu, THCTensorIndex.cu).
+      {E::kDeviceMismatch, "0.x-1.x (THC THCTensor_checkGPU)", R"(^arguments are located on different GPUs)"},
+      // index_select_out_cuda (THC, then aten/src/ATen/native/cuda/Indexing.cu), 1.x: the seed's.
+      {E::kDeviceMismatch, "1.x (cuda/Indexing.cu index_select_out_cuda)", R"(^Input, output and indices must be on the current device)"},
+      // Single operators' own device checks:
+      //   advanced indexing (aten/src/ATen/native/IndexingUtils / TensorAdvancedIndexing.cpp, 1.8+);
+      {E::kDeviceMismatch, "1.8-2.x (TensorAdvancedIndexing.cpp index), seen 1.13.1", R"(^indices should be either on \w+ or on the same device as the indexed tensor)"},
+      //   where (aten/src/ATen/native/TensorCompare.cpp, 1.9-2.0);
+      {E::kDeviceMismatch, "1.9-2.0 (TensorCompare.cpp where)", R"(^Expected condition, x and y to be on the same device, but condition is on \S+)"},
+      //   masked_fill (aten/src/ATen/native/cuda/Indexing.cu masked_fill__cuda, 1.x-2.x);
+      {E::kDeviceMismatch, "1.x-2.x (cuda/Indexing.cu masked_fill__cuda), tp::sim (sim/fallback.cpp)", R"(^expected self and mask to be on the same device, but got mask on \S+ and self on \S+)"},
+      //   RNN input against hidden state or parameters (aten/src/ATen/native/RNN.cpp check_attributes);
+      {E::kDeviceMismatch, "1.x-2.x (RNN.cpp check_attributes), seen 1.13.1", R"(^Input and (hidden|parameter) tensors are not at the same device, found input tensor at \S+ and (hidden|parameter) tensor at \S+)"},
+      //   CUDA cat (aten/src/ATen/native/cuda/Shape.cu): "All input ..." 1.x, "torch.cat(): all input ..." 2.x;
+      {E::kDeviceMismatch, "1.x-2.x (cuda/Shape.cu cat)", R"(^(torch\.cat\(\): a|A)ll input tensors must be on the same device\. Received \S+ and \S+)"},
+      //   generators (aten/src/ATen/core/Generator.h check_generator).
+      {E::kDeviceMismatch, "1.x-2.x (core/Generator.h check_generator)", R"(^Expected a '\w+' device type for generator but found '\w+')"},
+      // Convolution's type check (aten/src/ATen/native/Convolution.cpp
+      // check_input_same_type_as_parameters): the same device part on both sides (torch.cuda.,
+      // torch., MPS, CUDA, CPU; or bare scalar names, 2.x) is a dtype mismatch, else a device one.
+      {E::kDtypeMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \((torch\.cuda\.|torch\.(?=[A-Z])|MPS|CUDA|CPU)[A-Z]\w*\) and (weight|bias) type \(\1[A-Z]\w*\) should be the same)"},
+      {E::kDtypeMismatch, "1.13-2.x (Convolution.cpp check_input_same_type_as_parameters), seen 1.13.1", R"(^Input type \((struct )?(c10::\w+|[a-z]\w*)\) and (weight|bias) type \((struct )?(c10::\w+|[a-z]\w*)\) should be the same)"},
+      {E::kDeviceMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \(\S+\) and (weight|bias) type \(\S+\) should be the same)"},
+      // TensorUtils.cpp checkBackend and checkDeviceType (cuDNN, 1.x-2.x).
+      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkBackend)", R"(^Expected tensor to have \w+ Backend, but got tensor with \w+ Backend)"},
+      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkDeviceType)", R"(^Expected tensor to have \w+ DeviceType, but got tensor with \w+ DeviceType)"},
+      // scaled_dot_product_attention's input checks (aten/src/ATen/native/transformers/sdp_utils_cpp.h, 2.x).
+      {E::kDeviceMismatch, "2.x (transformers/sdp_utils_cpp.h)", R"(^Expected query, key, and value to have the same device type, but got query\.device: \S+)"},
+      {E::kDtypeMismatch, "2.x (transformers/sdp_utils_cpp.h)", R"(^Expected query, key, and value to have the same dtype, but got query\.dtype: \S+)"},
+      // TensorUtils.cpp checkSameType (cuDNN): same rule.
+      {E::kDtypeMismatch, "1.x-2.x (TensorUtils.cpp checkSameType)", R"(^Expected tensor for (argument #\d+ )?'\w+' to have the same type as tensor for (argument #\d+ )?'\w+'; but type (torch\.cuda\.|torch\.(?=[A-Z]))[A-Z]\w* does not equal \3[A-Z]\w*)"},
+      {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkSameType)", R"(^Expected tensor for (argument #\d+ )?'\w+' to have the same type as tensor for (argument #\d+ )?'\w+'; but type \S+ does not equal \S+)"},
       // A build or host without the backend.
       {E::kBackendUnavailable, "seen 1.13.1, 2.6.0, 2.14.1", R"(^PyTorch is not linked with support for \w+ devices)"},
-      // Only the CUDA backend: 'Meta', 'SparseCPU' and other backends lacking a kernel are no
-      // missing device (near_misses.json).
-      {E::kBackendUnavailable, "seen 1.13.1, 2.6.0, 2.14.1", R"(^Could not run '[\w:.]+' with arguments from the 'CUDA' backend)"},
+      // Only the CUDA backend, and only the operators that make a CUDA tensor: a build without
+      // CUDA fails at the first allocation on the device (torch::ones on cuda:0 ->
+      // aten::empty.memory_format, torch::load of a CUDA archive -> aten::empty_strided,
+      // pin_memory -> aten::_pin_memory; 1.x: aten::empty), before any other operator can see a
+      // CUDA tensor. Any other operator "from the 'CUDA' backend" (quantized::, torchvision::nms,
+      // an extension's op) ran on a CUDA host whose CUDA works: a missing kernel, no missing
+      // device. 'Meta', 'SparseCPU', 'QuantizedCPU' are other backends' kernels (near_misses.json).
+      {E::kBackendUnavailable, "seen 1.13.1, 2.6.0, 2.14.1", R"(^Could not run 'aten::(empty|empty\.memory_format|empty_strided|_pin_memory)' with arguments from the 'CUDA(TensorId)?' backend)"},
       {E::kBackendUnavailable, "seen 2.6.0, 2.14.1", R"(^Cannot access accelerator device when none is available)"},
       // pin_memory() with a registered PrivateUse1 backend (tp::sim) that has no pinned allocator.
       // 2.14.1's wording, then 2.6.0's (the hooks' default getPinnedMemoryAllocator).
@@ -40,26 +93,80 @@ const std::vector<MessageFamily>& message_families() {
       {E::kBackendUnavailable, "CUDA builds 1.x-2.x (CUDAFunctions.cpp)", R"(^CUDA driver initialization failed, you might not have a CUDA gpu)"},
       {E::kBackendUnavailable, "CUDA builds 1.x-2.x (CUDAFunctions.cpp)", R"(^No CUDA GPUs are available)"},
       // cudaErrorNoDevice through C10_CUDA_CHECK ("CUDA error: " + cudaGetErrorString).
-      {E::kBackendUnavailable, "CUDA builds 1.x-2.x (C10_CUDA_CHECK)", R"(^CUDA error: no CUDA-capable device is detected)"},
+      {E::kBackendUnavailable, "CUDA builds 1.x-2.x (C10_CUDA_CHECK)", R"(^(CUDA error|cuda runtime error \(\d+\) ): no CUDA-capable device is detected)"},
+      // The driver older than the CUDA runtime: c10/cuda/CUDAFunctions.cpp device_count_impl
+      // (cudaErrorInsufficientDriver), through C10_CUDA_CHECK (1.5+, "CUDA error: ") or THCudaCheck
+      // (0.x-1.4, "cuda runtime error (35) : ").
+      {E::kBackendUnavailable, "CUDA builds 1.x-2.x (CUDAFunctions.cpp)", R"(^The NVIDIA driver on your system is too old \(found version \d+\))"},
+      {E::kBackendUnavailable, "CUDA builds 1.5-2.x (C10_CUDA_CHECK)", R"(^CUDA error: CUDA driver version is insufficient for CUDA runtime version)"},
+      {E::kBackendUnavailable, "CUDA builds 0.x-1.4 (THCGeneral.cpp THCudaCheck)", R"(^cuda runtime error \(35\) : CUDA driver version is insufficient for CUDA runtime version)"},
+      // A device index the host does not have (cudaErrorInvalidDevice): C10_CUDA_CHECK, and 1.x's
+      // "CUDA error (10): " (c10/cuda/CUDAException.h before 1.5).
+      {E::kBackendUnavailable, "CUDA builds 1.x-2.x (C10_CUDA_CHECK)", R"(^(CUDA|HIP) error( \(10\))?: invalid device ordinal)"},
+      {E::kBackendUnavailable, "CUDA builds 0.x-1.4 (THC THCudaCheck)", R"(^cuda runtime error \(10\) : invalid device ordinal)"},
+      // Another process holds the GPU in exclusive mode (cudaErrorDevicesUnavailable, C10_CUDA_CHECK).
+      {E::kBackendUnavailable, "CUDA builds 1.x-2.x (C10_CUDA_CHECK)", R"(^CUDA error: (all )?CUDA-capable devices? (is|are)( all)? busy or unavailable)"},
+      // A program linked without libtorch_cuda (aten/src/ATen/detail/CUDAHooksInterface.h, 1.0-1.x).
+      {E::kBackendUnavailable, "1.0-1.x (detail/CUDAHooksInterface.h initCUDA)", R"(^[Cc]annot initialize CUDA without ATen_cuda library)"},
       // c10/cuda/CUDACachingAllocator.cpp malloc (1.x-2.x), and cudaErrorMemoryAllocation
       // through C10_CUDA_CHECK.
       {E::kOutOfMemory, "CUDA builds 1.x-2.x (CUDACachingAllocator.cpp)", R"(^CUDA out of memory\. Tried to allocate)"},
-      {E::kOutOfMemory, "CUDA builds 1.x-2.x (C10_CUDA_CHECK)", R"(^CUDA error: out of memory)"},
+      {E::kOutOfMemory, "CUDA builds 1.x-2.x (C10_CUDA_CHECK)", R"(^(CUDA|HIP) error: out of memory)"},
+      // The same allocator on ROCm builds (hipified: "HIP out of memory", 2.x).
+      {E::kOutOfMemory, "ROCm builds 2.x (CUDACachingAllocator.cpp, hipified)", R"(^HIP out of memory\. Tried to allocate)"},
+      // aten/src/ATen/mps/MPSAllocator.mm malloc (2.x).
+      {E::kOutOfMemory, "MPS builds 2.x (mps/MPSAllocator.mm)", R"(^MPS backend out of memory)"},
+      // The CPU allocator (c10/core/impl/alloc_cpu.cpp, before ~1.10 c10/core/CPUAllocator.cpp),
+      // after its "[enforce fail at ...] " prefix (core_message removes it).
+      {E::kOutOfMemory, "1.2-2.x (c10/core/impl/alloc_cpu.cpp)", R"(^DefaultCPUAllocator: (can't allocate memory|not enough memory): you tried to allocate \d+)"},
+      // 0.x-1.x THC: THCudaCheck on cudaErrorMemoryAllocation (2).
+      {E::kOutOfMemory, "CUDA builds 0.x-1.x (THC THCudaCheck)", R"(^cuda runtime error \(2\) : out of memory)"},
+      // The XPU caching allocator (c10/xpu/XPUCachingAllocator.cpp, 2.4+).
+      {E::kOutOfMemory, "XPU builds 2.4+ (c10/xpu/XPUCachingAllocator.cpp)", R"(^XPU out of memory\. Tried to allocate)"},
+      // cuBLAS cannot allocate its workspace when the device is full (aten/src/ATen/cuda/CublasHandlePool.cpp).
+      {E::kOutOfMemory, "CUDA builds 1.x-2.x (cuda/CublasHandlePool.cpp TORCH_CUDABLAS_CHECK)", R"(^CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate\(handle\)`)"},
       // Dtypes.
       {E::kDtypeMismatch, "seen 1.13.1, 2.6.0, 2.14.1", R"(^mat1 and mat2 must have the same dtype)"},
+      // addmm's other operand check and mm's (aten/src/ATen/native/LinearAlgebra.cpp meta, 2.x).
+      {E::kDtypeMismatch, "2.x (LinearAlgebra.cpp addmm/mm meta)", R"(^self and mat2 must have the same dtype)"},
       {E::kDtypeMismatch, "seen 1.13.1, 2.6.0", R"(^expected scalar type \w+ but found \w+)"},
       {E::kDtypeMismatch, "seen 2.14.1", R"(^expected target dtype to be \w+)"},
       {E::kDtypeMismatch, "seen 2.6.0, 2.14.1", R"(^expected m1 and m2 to have the same dtype)"},
+      // 2.x CUDA addmm (aten/src/ATen/native/cuda/Blas.cpp): "but got: float != c10::Half".
+      {E::kDtypeMismatch, "CUDA builds 2.x (cuda/Blas.cpp addmm_out_cuda_impl)", R"(^expected mat1 and mat2 to have the same dtype, but got:)"},
+      // 1.x ATen/Utils.h checked_tensor_unwrap: an argument of another scalar type. Not an index
+      // or indices argument: an index's own dtype is its own kind of error (near_misses.json).
+      {E::kDtypeMismatch, "1.0-1.6 (ATen/Utils.h checked_tensor_unwrap)", R"(^Expected object of scalar type \w+ but got scalar type \w+ for (argument #\d+ '(?!index'|indices')\w+'|sequence element))"},
       // aten/src/ATen/TensorIterator.cpp compute_types: an out= tensor of another dtype (1.x-2.x).
       {E::kDtypeMismatch, "1.x-2.x (TensorIterator.cpp compute_types)", R"(^Found dtype \w+ but expected \w+)"},
+      // An in-place or out= result of a narrower dtype (TensorIterator.cpp compute_types, 1.5+).
+      {E::kDtypeMismatch, "1.5-2.x (TensorIterator.cpp compute_types), seen 1.13.1", R"(^result type \w+ can't be cast to the desired output type \w+)"},
       // Checkpoints (torch/csrc/api/src/serialize/input-archive.cpp).
       {E::kMissingKey, "seen 1.13.1, 2.6.0, 2.14.1", R"(^No such serialized (tensor|submodule):? ')"},
       {E::kFileNotFound, "seen 1.13.1, 2.6.0, 2.14.1", R"(^open file failed because of errno 2 on fopen)"},
       {E::kCorruptArchive, "seen 1.13.1, 2.6.0, 2.14.1", R"(^PytorchStreamReader failed reading zip archive)"},
+      // A download cut short: the zip's central directory is there, a record is not
+      // (caffe2/serialize/inline_container.cc getRecord, via miniz).
+      {E::kCorruptArchive, "1.x-2.x (caffe2/serialize/inline_container.cc)", R"(^PytorchStreamReader failed reading file [\w./]+: invalid header or archive is corrupted)"},
       {E::kCorruptArchive, "seen 1.13.1, 2.6.0, 2.14.1", R"(^Unexpected end of pickler archive)"},
       // torch/csrc/jit/serialization/unpickler.cpp, 1.x-2.x: a data.pkl cut short or garbled.
       {E::kCorruptArchive, "1.x-2.x (unpickler.cpp)", R"(^Overran buffer while unpickling data, didn't find STOP opcode)"},
       {E::kCorruptArchive, "1.x-2.x (unpickler.cpp readString)", R"(^Found character '[^']*' in string, strings must be qualified Python identifiers)"},
+      // TorchScript archives (torch::jit::load). constants.pkl missing (caffe2/serialize/
+      // inline_container.cpp getRecordID): a damaged TorchScript archive, and more often a
+      // torch.save (not TorchScript) archive given to jit::load (deepjavalibrary/djl issues 1509,
+      // 2802); only constants.pkl, since a zip without data.pkl is no torch archive at all
+      // (near_misses.json). The archive's code/ missing: its
+      // own classes (always __torch__.*) are unknown (torch/csrc/jit/frontend/
+      // script_type_parser.cpp; torch::jit::ErrorReport's text begins with a newline, which
+      // core_message removes).
+      {E::kCorruptArchive, "seen 1.13.1 (inline_container.cpp getRecordID)", R"(^PytorchStreamReader failed locating file constants\.pkl: file not found)"},
+      {E::kCorruptArchive, "seen 1.13.1 (script_type_parser.cpp)", R"(^Unknown type name '__torch__\.)"},
+      // Gloo's TCP transport (gloo/transport/tcp/unbound_buffer.cc waitRecv/waitSend, GLOO_ERROR_MSG
+      // prefixes "[file:line] "), the same text in Debian's libgloo 0.0~git20220518 and gloo's main;
+      // c10d's ProcessGroupGloo rethrows it from Work::wait as it is (AsyncWork::execute keeps the
+      // exception, 1.13-2.x). A rank waited in a collective its peer never joined.
+      {E::kCollectiveTimeout, "1.13.1-2.x (gloo transport/tcp/unbound_buffer.cc; ProcessGroupGloo.cpp rethrows it)", R"(^\[[^\]]*gloo/transport/tcp/unbound_buffer\.cc:\d+\] Timed out waiting \d+ms for (recv|send) operation to complete)"},
   };
   // clang-format on
   return families;

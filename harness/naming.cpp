@@ -20,14 +20,15 @@ std::string devices(const std::vector<torch::Device>& devices, Form form) {
   return text;
 }
 
-std::string name(const std::string& family, const Axes& axes,
-                 const std::vector<torch::Device>& on, Form form) {
+std::string name(const std::string& family, const Axes& axes, const std::vector<torch::Device>& on,
+                 Form form) {
   const char* equals = form == Form::kBenchmark ? ":" : "=";
   std::vector<std::string> parts;
   if (form != Form::kTestName) parts.push_back(family);
   for (const auto& [key, value] : axes) parts.push_back(key + equals + value);
-  if (!on.empty()) parts.push_back((on.size() > 1 ? "devices" : "device") + std::string(equals) +
-                                   devices(on, form));
+  if (!on.empty())
+    parts.push_back((on.size() > 1 ? "devices" : "device") + std::string(equals) +
+                    devices(on, form));
   std::string text;
   for (const std::string& part : parts) text += (text.empty() ? "" : "/") + part;
   return text;
@@ -44,7 +45,8 @@ std::vector<Axes> product(const Domain& domain, const std::string& slowest) {
   if (!slowest.empty()) {
     const auto it = std::find_if(order.begin(), order.end(),
                                  [&](size_t index) { return domain[index].first == slowest; });
-    if (it == order.end()) throw std::invalid_argument("naming::product: no axis '" + slowest + "'");
+    if (it == order.end())
+      throw std::invalid_argument("naming::product: no axis '" + slowest + "'");
     std::rotate(order.begin(), it, it + 1);
   }
   Axes blank;  // each point is spelled in the domain's order; iteration fills in the values

@@ -1,8 +1,11 @@
 #include "scenario.h"
 
+#include <torch/csrc/jit/frontend/error_report.h>
+
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <string_view>
 
 #include "internal/results.h"
 #include "naming.h"
@@ -35,7 +38,8 @@ std::string CellSpec::test_name() const {
 }
 
 Expect cross_device_mistake(const CellSpec& cell, const std::string& why_latent_on_cpu) {
-  if (cell.device().is_cpu()) return Expect::latent_mistake("latent on the CPU: " + why_latent_on_cpu);
+  if (cell.device().is_cpu())
+    return Expect::latent_mistake("latent on the CPU: " + why_latent_on_cpu);
   return Expect::error(ErrorClass::kDeviceMismatch);
 }
 
@@ -46,9 +50,12 @@ Expect cross_device_fix(const CellSpec& cell, const std::string& why_latent_on_c
 
 const char* expected_category(const Expect& expect) {
   switch (expect.outcome) {
-    case Expect::Outcome::kError: return "expected_error";
-    case Expect::Outcome::kSkip: return "skipped";
-    case Expect::Outcome::kSuccess: break;
+    case Expect::Outcome::kError:
+      return "expected_error";
+    case Expect::Outcome::kSkip:
+      return "skipped";
+    case Expect::Outcome::kSuccess:
+      break;
   }
   if (expect.latent) return "latent_unexercised";
   if (expect.proves == Expect::Proves::kNothingHere) return "ran_unexercised";
@@ -85,9 +92,31 @@ void Cell::raised_under_test(const std::string& operation, const c10::Error& err
   record_.raised_message = error.what_without_backtrace();
 }
 
+// The TorchScript interpreter rethrows every error but a missing kernel (c10::NotImplementedError)
+// as a std::runtime_error that begins with this sentence (torch/csrc/jit/runtime/interpreter.cpp
+// handleError, 1.x-2.x).
+constexpr std::string_view kInterpreterError =
+    "The following operation failed in the TorchScript interpreter.";
+
+void Cell::rethrow_torchscript_error(const std::string& operation, const std::exception& error) {
+  const std::string message = error.what();
+  const bool interpreter = dynamic_cast<const std::runtime_error*>(&error) != nullptr &&
+                           message.rfind(kInterpreterError, 0) == 0;
+  const bool compiler = dynamic_cast<const torch::jit::ErrorReport*>(&error) != nullptr;
+  if (!interpreter && !compiler) throw;  // the exception being handled, unchanged
+  note(operation + " raised " +
+       (interpreter ? "the TorchScript interpreter's std::runtime_error"
+                    : "TorchScript's compiler error (torch::jit::ErrorReport)") +
+       ", judged as a c10::Error with its message");
+  const c10::Error as_c10(c10::SourceLocation{__func__, __FILE__, __LINE__}, message);
+  raised_under_test(operation, as_c10);
+  throw as_c10;
+}
+
 namespace {
 void refuse_if_cased(bool cased, const std::string& scenario, const std::string& call) {
-  if (cased) throw std::logic_error(scenario + ": " + call + "() after cases(): the table holds it");
+  if (cased)
+    throw std::logic_error(scenario + ": " + call + "() after cases(): the table holds it");
 }
 }  // namespace
 
@@ -133,13 +162,15 @@ Scenario& Scenario::run(BodyFn body_fn) {
 
 Scenario& Scenario::cases(std::string axis_name, std::vector<Case> table) {
   if (cased_ || behaviour_set_) {
-    throw std::logic_error(name_ + ": cases() registers the behaviour; it cannot follow run(), "
+    throw std::logic_error(name_ +
+                           ": cases() registers the behaviour; it cannot follow run(), "
                            "expect(), needs() or another cases()");
   }
   std::vector<std::string> names;
   for (const Case& entry : table) {
     if (!entry.run || !entry.expect) {
-      throw std::invalid_argument(name_ + ": case '" + entry.name + "' needs a body and an expectation");
+      throw std::invalid_argument(name_ + ": case '" + entry.name +
+                                  "' needs a body and an expectation");
     }
     if (std::find(names.begin(), names.end(), entry.name) != names.end()) {
       throw std::invalid_argument(name_ + ": case '" + entry.name + "' registered twice");

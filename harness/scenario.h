@@ -39,7 +39,11 @@ namespace tp {
 // cell's device proves only that the code runs, and a race control must show its race.
 struct Expect {
   enum class Outcome { kSuccess, kError, kSkip };
-  enum class Proves { kClaim, kNothingHere, kRace };  // success: its claim; only that it runs; a race
+  enum class Proves {
+    kClaim,
+    kNothingHere,
+    kRace
+  };  // success: its claim; only that it runs; a race
   Outcome outcome = Outcome::kSuccess;
   ErrorClass error_class = ErrorClass::kUnclassified;
   std::string note;     // why: the skip reason, why a mistake stays latent or a fix unexercised
@@ -121,6 +125,9 @@ class Cell : public CellSpec {
 
   // Runs the statement under test, `operation` naming it ("torch::load", "nll_loss"), and
   // returns what it returns. Only a c10::Error thrown in here can be the cell's expected error.
+  // TorchScript's two errors that are not c10::Error become one with the same message (and a
+  // note saying so): the interpreter's std::runtime_error ("The following operation failed in
+  // the TorchScript interpreter. ...") and the compiler's torch::jit::ErrorReport.
   template <typename Statement>
   decltype(auto) under_test(const std::string& operation, Statement&& statement) {
     try {
@@ -128,11 +135,16 @@ class Cell : public CellSpec {
     } catch (const c10::Error& error) {
       raised_under_test(operation, error);
       throw;
+    } catch (const std::exception& error) {
+      rethrow_torchscript_error(operation, error);
     }
   }
 
  private:
   void raised_under_test(const std::string& operation, const c10::Error& error);
+  // Throws `error` as a c10::Error when it is TorchScript's; rethrows it as it is otherwise.
+  [[noreturn]] void rethrow_torchscript_error(const std::string& operation,
+                                              const std::exception& error);
   CellRecord& record_;
 };
 

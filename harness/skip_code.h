@@ -1,6 +1,7 @@
 // Why a cell does not run here, from a closed set. results.json writes it as "skip_code"; the
-// behaviour gate (reports/torchplace/gate/behaviour.py, SKIP_CODES) accepts a committed cell skipped only for a
-// code it lists. A skip that the harness did not code (a GTEST_SKIP in a body) is "unlisted".
+// behaviour gate (reports/torchplace/gate/behaviour.py, SKIP_CODES) accepts a committed cell
+// skipped only for a code it lists. A skip that the harness did not code (a GTEST_SKIP in a body)
+// is "unlisted".
 #pragma once
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@ enum class SkipCode {
   kOtherCell,       // "covered_by_other_cell": the expectation itself says skip (Expect::skip)
   kDeviceUnusable,  // "device_unusable": a sticky CUDA error in an earlier cell broke the device
   kNotOnSim,        // "not_on_sim": sim:0 lacks what the cell needs (harness/sim/README.md)
+  kNoC10dGloo,      // "no_c10d_gloo": this LibTorch lacks c10d's Gloo backend, or its headers
 };
 
 std::string_view name_of(SkipCode code);

@@ -2,13 +2,13 @@
 //   variant=targets_on_cpu  on CUDA, under fp16 autocast, targets left on the CPU still raise
 //                           DeviceMismatch; on the CPU the mistake is latent.
 //   variant=grad_scaler     the fix: everything on the device, autocast (bf16 on the CPU, fp16
-//                           on CUDA and sim:0), loss scaling with tp::fixes::GradScaler; autocast outputs
-//                           are in the low dtype on the cell's device, the first loss is close to
-//                           the fp32 reference, and the loss falls. In fp16 it starts at a scale
-//                           of 2^24, which overflows fp16: at least one step must be skipped and
-//                           the scale backed off. On the CPU (bf16 cannot overflow) it starts at
-//                           2^16 and the first step's gradients must be the fp32 reference's times
-//                           the scale before unscale() and equal after it.
+//                           on CUDA and sim:0), loss scaling with tp::fixes::GradScaler; autocast
+//                           outputs are in the low dtype on the cell's device, the first loss is
+//                           close to the fp32 reference, and the loss falls. In fp16 it starts at a
+//                           scale of 2^24, which overflows fp16: at least one step must be skipped
+//                           and the scale backed off. On the CPU (bf16 cannot overflow) it starts
+//                           at 2^16 and the first step's gradients must be the fp32 reference's
+//                           times the scale before unscale() and equal after it.
 //   variant=fp16_underflow  fp16 gradients of 2^-26 flush to zero without loss scaling and
 //                           survive with tp::fixes::GradScaler, equal to the fp32 gradient.
 //                           Plain fp16 casts and multiplies: it runs on every device, the CPU too.
@@ -142,12 +142,12 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
 // The gradient an fp32 weight gets through an fp16 multiply, of a loss whose gradient is
 // kTinyGradient per element: 2^-26 flushes to zero when cast to fp16, unless the loss is scaled.
 torch::Tensor fp16_weight_gradient(const torch::Device& device, tp::fixes::GradScaler* scaler) {
-  const torch::Tensor weight = torch::ones({kFeatures}, torch::dtype(torch::kFloat)
-                                                            .device(device).requires_grad(true));
+  const torch::Tensor weight =
+      torch::ones({kFeatures}, torch::dtype(torch::kFloat).device(device).requires_grad(true));
   const torch::Tensor input = torch::linspace(1.0, 2.0, kFeatures).to(torch::kHalf).to(device);
   const torch::Tensor product = weight.to(torch::kHalf) * input;  // fp16, as autocast computes
   const torch::Tensor loss = (product.to(torch::kFloat) * kTinyGradient).sum();  // fp32 loss
-  torch::optim::SGD optimizer({weight}, torch::optim::SGDOptions(0.0));  // only to unscale
+  torch::optim::SGD optimizer({weight}, torch::optim::SGDOptions(0.0));          // only to unscale
   (scaler ? scaler->scale(loss) : loss).backward();
   if (scaler) scaler->unscale(optimizer);
   return weight.grad().detach().to(torch::kCPU, torch::kFloat64);
@@ -178,8 +178,9 @@ void run(tp::Cell& cell) {
 tp::Expect expectation(const tp::CellSpec& cell) {
   const std::string& variant = cell.axis("variant");
   if (variant == "grad_scaler" && low_dtype(cell.device()) != torch::kHalf) {
-    return tp::Expect::unexercised("bf16 autocast never overflows: only scale() and unscale() are "
-                                   "checked here, not skipping and backing off (fp16 is)");
+    return tp::Expect::unexercised(
+        "bf16 autocast never overflows: only scale() and unscale() are "
+        "checked here, not skipping and backing off (fp16 is)");
   }
   if (variant != "targets_on_cpu") return tp::Expect::success();
   return tp::cross_device_mistake(cell, "logits and targets already share a device")
@@ -194,10 +195,12 @@ std::optional<tp::Unmet> needs(const tp::CellSpec& cell) {
   }
   if (tp::compat::autocast_supported(c10::kPrivateUse1)) return std::nullopt;
 #if TP_TORCH_AT_LEAST(2, 0)
-  return tp::Unmet{tp::SkipCode::kNotOnSim, "autocast on sim:0 needs LibTorch 2.4+: before it "
+  return tp::Unmet{tp::SkipCode::kNotOnSim,
+                   "autocast on sim:0 needs LibTorch 2.4+: before it "
                    "autocast switches exist for CPU and CUDA only (harness/sim/README.md)"};
 #else
-  return tp::Unmet{tp::SkipCode::kNotOnSim, "sim:0 needs LibTorch 2.4+: 1.13 has no autocast "
+  return tp::Unmet{tp::SkipCode::kNotOnSim,
+                   "sim:0 needs LibTorch 2.4+: 1.13 has no autocast "
                    "dispatch key for PrivateUse1 (AutocastCPU, AutocastXPU and AutocastCUDA only)"};
 #endif
 }

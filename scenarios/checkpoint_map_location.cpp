@@ -192,8 +192,9 @@ tp::Expect without_cuda(const tp::CellSpec& cell) {
   if (!cell.device().is_cuda()) {
     return tp::Expect::error(E::kBackendUnavailable, "a cuda:0-tagged archive, no CUDA here");
   }
-  return tp::Expect::skip("runs in the cpu cell: a cuda cell has CUDA, where "
-                          "default_load_with_cuda covers the plain load");
+  return tp::Expect::skip(
+      "runs in the cpu cell: a cuda cell has CUDA, where "
+      "default_load_with_cuda covers the plain load");
 }
 tp::Expect succeeds(const tp::CellSpec&) { return tp::Expect::success(); }
 tp::Expect cross_device(const tp::CellSpec& cell) {
@@ -227,17 +228,16 @@ std::optional<tp::Unmet> needs_cuda(const tp::CellSpec&) {
 }  // namespace
 
 TP_SCENARIO(checkpoint_map_location)
-    .cases("case", {{"default_load_without_cuda", load_default, off_sim(without_cuda),
-                     needs_no_cuda},
-                    {"default_load_with_cuda", load_default, off_sim(succeeds), needs_cuda},
-                    {"map_to_cpu", map_to_cpu, off_sim(succeeds)},
-                    {"cpu_map_gpu_model", cpu_map_gpu_model, cross_device},
-                    {"map_to_model_device", map_to_model_device, succeeds, needs_map_to_sim},
-                    {"truncated_archive", truncated_archive, error_of(E::kCorruptArchive)},
-                    {"corrupt_data_pkl", corrupt_data_pkl, error_of(E::kCorruptArchive)},
-                    {"missing_file", missing_file, error_of(E::kFileNotFound)},
-                    {"other_module_checkpoint", other_module_checkpoint,
-                     error_of(E::kMissingKey)}})
+    .cases("case",
+           {{"default_load_without_cuda", load_default, off_sim(without_cuda), needs_no_cuda},
+            {"default_load_with_cuda", load_default, off_sim(succeeds), needs_cuda},
+            {"map_to_cpu", map_to_cpu, off_sim(succeeds)},
+            {"cpu_map_gpu_model", cpu_map_gpu_model, cross_device},
+            {"map_to_model_device", map_to_model_device, succeeds, needs_map_to_sim},
+            {"truncated_archive", truncated_archive, error_of(E::kCorruptArchive)},
+            {"corrupt_data_pkl", corrupt_data_pkl, error_of(E::kCorruptArchive)},
+            {"missing_file", missing_file, error_of(E::kFileNotFound)},
+            {"other_module_checkpoint", other_module_checkpoint, error_of(E::kMissingKey)}})
     .on(tp::DeviceAxis::kEach);
 
 }  // namespace scenarios::checkpoint_map_location

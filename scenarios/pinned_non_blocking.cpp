@@ -168,8 +168,9 @@ void run(tp::Cell& cell) {
 
 tp::Expect expectation(const tp::CellSpec& cell) {
   if (tp::sim::is_sim(cell.device())) {
-    return tp::Expect::skip("sim:0 has no pinned memory, streams or asynchronous copies "
-                            "(harness/sim/README.md): these cells need CUDA");
+    return tp::Expect::skip(
+        "sim:0 has no pinned memory, streams or asynchronous copies "
+        "(harness/sim/README.md): these cells need CUDA");
   }
   const bool on_cpu_cell = !cell.device().is_cuda();
   const std::string& kind = cell.axis("case");

@@ -117,6 +117,12 @@ ctest --test-dir "$scratch/build" --output-on-failure --no-tests=error >&2 ||
   fail "the example's own CTest tests"
 
 tp="$prefix/bin/torchplace"
+step "the installed explain: its classifier names a real message's class"
+# (the message as posted in github.com/syuu1987/geekTime-semantic-segmentation/issues/1)
+explained=$(printf '%s\n' 'RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!' |
+  env -u PYTHONPATH -u TORCHPLACE_CLASSIFY "$tp" explain --json 2>&1) &&
+  grep -q '"class": "DeviceMismatch"' <<<"$explained" ||
+  fail "the installed 'torchplace explain' did not classify a real message: $explained"
 # snippet <language> <n>: the n-th such code block under README.md's "## Adding a scenario"
 # (up to the next "## "), its 3-space list indent removed.
 snippet() {

@@ -12,7 +12,7 @@ readonly TP_ROOT
 export PYTHONPATH="$TP_ROOT/reports${PYTHONPATH:+:$PYTHONPATH}"
 # Debian packages the suite needs: build, tests, benchmarks, report and gate.
 readonly TP_APT_PACKAGES="cmake g++ make libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev \
-nlohmann-json3-dev python3-matplotlib python3-scipy"
+nlohmann-json3-dev python3-matplotlib python3-scipy libgloo-dev"
 
 tp_die() { # <exit code> <message>
   echo "torchplace: $2" >&2

@@ -4,6 +4,7 @@
 // observations into harness/messages/corpus.json, whose test holds the classifier to them.
 // A device mismatch is provoked between the meta device and the CPU, which every build has
 // (index_select has no meta kernel in 1.13, and mm on meta+cpu is accepted there: both left out).
+#include <torch/script.h>
 #include <torch/torch.h>
 
 #include <fstream>
@@ -64,6 +65,15 @@ const std::vector<Probe>& probes() {
        [](const tp::TempDir& dir) {
          torch::nn::Linear linear(2, 2);
          torch::load(linear, dir.file("absent.pt"));
+       }},
+      // A scripted method with cuda:0 baked in, run on a CPU-only host: the error comes wrapped
+      // by the TorchScript interpreter (its sentence, the code traceback, then the message).
+      {"torchscript_cuda_constant", E::kBackendUnavailable,
+       [](auto&) {
+         torch::jit::Module module("m");
+         module.define(
+             "def forward(self):\n  return torch.ones(2, device=torch.device(\"cuda:0\"))\n");
+         module.forward({});
        }},
       {"load_truncated_archive", E::kCorruptArchive,
        [](const tp::TempDir& dir) {

@@ -2,12 +2,20 @@
 # root is made (debootstrap --variant=minbase), provisioned (apt) and entered (chroot).
 # shellcheck shell=bash
 
+# Each root gets TP_APT_PACKAGES (ci/lib/common.sh), libgloo-dev included: c10d's
+# ProcessGroupGloo.hpp includes <gloo/...>, which no libtorch-dev depends on (the ddp scenario).
 # LibTorch version -> the Debian suite whose libtorch-dev is that version.
 declare -grA TP_MATRIX_SUITES=([1.13.1]=bookworm [2.6.0]=trixie [2.14.1]=sid)
 readonly TP_MATRIX_VERSIONS="1.13.1 2.6.0 2.14.1" # oldest first
 # The CUDA compile-only cell: trixie's contrib libtorch-cuda-dev 2.6.0 (which conflicts with
-# libtorch-dev) and non-free's CUDA 12.4, with the rest of the suite's packages.
-readonly TP_MATRIX_CUDA_PACKAGES="${TP_APT_PACKAGES/libtorch-dev/libtorch-cuda-dev} nvidia-cuda-toolkit"
+# libtorch-dev) and non-free's CUDA 12.4, with the rest of the suite's packages. Its
+# libtorch-cuda-2.6 depends on libgloo-cuda-0, which conflicts with libgloo0 and so with
+# libgloo-dev: the Gloo headers come from contrib's libgloo-cuda-dev there.
+tp_matrix_cuda_packages() {
+  local packages=${TP_APT_PACKAGES/libtorch-dev/libtorch-cuda-dev}
+  echo "${packages/libgloo-dev/libgloo-cuda-dev} nvidia-cuda-toolkit"
+}
+readonly TP_MATRIX_CUDA_PACKAGES="$(tp_matrix_cuda_packages)"
 
 tp_matrix_roots_dir() { echo "${TORCHPLACE_ROOTS:-/var/cache/torchplace/roots}"; }
 

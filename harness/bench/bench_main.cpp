@@ -54,8 +54,8 @@ std::optional<double> take_extra_work(int& argc, char** argv) {
 // (ci/torchplace run, the matrix, the GPU runner) may write either.
 void normalise_min_time(int argc, char** argv, std::deque<std::string>& storage) {
   constexpr const char* kFlag = "--benchmark_min_time=";
-  constexpr bool kWantsUnit = TORCHPLACE_BENCHMARK_VERSION_MAJOR > 1 ||
-                              TORCHPLACE_BENCHMARK_VERSION_MINOR >= 8;
+  constexpr bool kWantsUnit =
+      TORCHPLACE_BENCHMARK_VERSION_MAJOR > 1 || TORCHPLACE_BENCHMARK_VERSION_MINOR >= 8;
   for (int index = 1; index < argc; ++index) {
     std::string arg = argv[index];
     if (arg.rfind(kFlag, 0) != 0 || arg.size() == std::strlen(kFlag)) continue;

@@ -90,9 +90,9 @@ std::optional<double> parse_extra_work(const std::string& text) {
 
 namespace {
 struct ExtraCount {
-  double credit = 0;    // extra steps owed (fractional)
-  int64_t steps = 0;    // steps run by with_extra_work
-  int64_t extra = 0;    // extra steps among them
+  double credit = 0;  // extra steps owed (fractional)
+  int64_t steps = 0;  // steps run by with_extra_work
+  int64_t extra = 0;  // extra steps among them
 };
 thread_local ExtraCount extra_count;
 }  // namespace

@@ -15,7 +15,7 @@ namespace tp::bench {
 #if TORCHPLACE_WITH_CUDA
 namespace {
 
-constexpr int kWarmUps = 2;  // untimed iterations before a loop
+constexpr int kWarmUps = 2;   // untimed iterations before a loop
 constexpr int kSamples = 10;  // runs averaged for the overlap's copy and compute alone
 
 // Mean of `timed` over kSamples runs, after one untimed run.
@@ -92,7 +92,8 @@ void run_transfer_loop(benchmark::State& state, int64_t bytes, const StepMaker& 
   const auto moved_bytes = static_cast<double>(state.iterations() * bytes);
   state.SetBytesProcessed(state.iterations() * bytes);
   if (device_copy_s > 0) {
-    state.counters["device_copy_bytes_per_second"] = benchmark::Counter(moved_bytes / device_copy_s);
+    state.counters["device_copy_bytes_per_second"] =
+        benchmark::Counter(moved_bytes / device_copy_s);
   }
 }
 
@@ -108,18 +109,19 @@ class OverlapRun {
     drain_queue(false);
     copy_s = mean_seconds([&] { return step_seconds(false); });
     const torch::Tensor resident = work_.take();
-    units = std::max<int64_t>(1, std::llround(copy_s / mean_seconds([&] {
-                                                return compute_seconds(resident);
-                                              })));
+    units = std::max<int64_t>(
+        1, std::llround(copy_s / mean_seconds([&] { return compute_seconds(resident); })));
     compute_s = mean_seconds([&] { return compute_seconds(resident); });
     drain_queue(true);
   }
 
   double step_seconds(bool with_compute) {
-    return seconds_until_idle([&] {
-      const torch::Tensor batch = work_.take();
-      if (with_compute) compute(batch);
-    }, cuda_);
+    return seconds_until_idle(
+        [&] {
+          const torch::Tensor batch = work_.take();
+          if (with_compute) compute(batch);
+        },
+        cuda_);
   }
 
   double copy_s = 0;

@@ -71,8 +71,8 @@ StepTimes time_step(const TransferStep& step, CopyWindow& copy, const torch::Dev
 
 // The loop of a transfer benchmark (UseManualTime): two untimed warm-up iterations, then per
 // iteration one step of `bytes` plus the extra work (--torchplace_extra_work: the same step
-// again, FRACTION of the iterations), the step made once by `make_step`. Sets the iteration time, bytes processed and, when the
-// steps mark their copy, device_copy_bytes_per_second.
+// again, FRACTION of the iterations), the step made once by `make_step`. Sets the iteration time,
+// bytes processed and, when the steps mark their copy, device_copy_bytes_per_second.
 void run_transfer_loop(benchmark::State& state, int64_t bytes, const StepMaker& make_step,
                        const torch::Device& cuda);
 
@@ -85,8 +85,8 @@ struct OverlapWork {
 
 // The loop of an overlap benchmark (UseManualTime). Measures take() alone (copy_ms), sizes the
 // compute to last about as long (compute_units) and times it alone (compute_ms), then times
-// take() + use() per iteration (step_ms), all on the host clock until the stream is idle. overlap_ratio = step / max(copy, compute):
-// 1 means a fully hidden copy, 2 none at all.
+// take() + use() per iteration (step_ms), all on the host clock until the stream is idle.
+// overlap_ratio = step / max(copy, compute): 1 means a fully hidden copy, 2 none at all.
 void run_overlap_loop(benchmark::State& state, const OverlapWork& work, int64_t batch_bytes,
                       const torch::Device& cuda);
 #endif

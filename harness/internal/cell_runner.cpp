@@ -12,9 +12,9 @@
 #include <map>
 #include <optional>
 
+#include <torchplace/scenario.h>
 #include "expected_error.h"
 #include "results.h"
-#include <torchplace/scenario.h>
 
 namespace tp {
 namespace {
@@ -42,7 +42,8 @@ void note_sticky_error(const CellRecord& record) {
   if (record.observed_outcome != "error" || !is_sticky_cuda_error(record.message)) return;
   const std::string first_line = record.message.substr(0, record.message.find('\n'));
   for (const torch::Device& device : record.spec.placement().devices) {
-    if (device.is_cuda()) broken_devices()[device.str()] = record.spec.id() + " (" + first_line + ")";
+    if (device.is_cuda())
+      broken_devices()[device.str()] = record.spec.id() + " (" + first_line + ")";
   }
 }
 

@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <torchplace/compat.h>
+
 #include <fstream>
 #include <string>
 #include <thread>
@@ -77,6 +79,7 @@ nlohmann::ordered_json fingerprint() {
 #endif
   return {{"libtorch_version", TORCH_VERSION},
           {"cuda", cuda_fingerprint()},
+          {"c10d_gloo", bool(TP_HAS_C10D_GLOO)},  // the ddp cells run (skip code no_c10d_gloo)
           {"compiler", compiler},
           {"cxx_standard", static_cast<long>(__cplusplus)},
           {"cpu_model", read_field("/proc/cpuinfo", "model name", ':')},

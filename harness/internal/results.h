@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "atomic_write.h"
 #include <torchplace/scenario.h>
+#include "atomic_write.h"
 
 namespace tp {
 
@@ -26,8 +26,8 @@ struct CellRecord {
   // empty when no region raised.
   std::string raised_in;
   std::string raised_message;
-  std::string status;   // "pass", "fail", "skip"
-  std::string reason;   // skip reason, or the failures gtest reported
+  std::string status;                 // "pass", "fail", "skip"
+  std::string reason;                 // skip reason, or the failures gtest reported
   std::optional<SkipCode> skip_code;  // set by the harness when it skips the cell
   double duration_ms = 0;
   std::map<std::string, double> metrics;
@@ -52,6 +52,5 @@ class ResultLog {
 };
 
 nlohmann::ordered_json to_json(const CellRecord& record);
-
 
 }  // namespace tp

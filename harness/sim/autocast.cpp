@@ -41,13 +41,11 @@ at::Tensor binary_cross_entropy_banned(const at::Tensor&, const at::Tensor&,
 void register_autocast() {
   using namespace at;  // the AT_FORALL_DIFFERENT_REDISPATCH_SIGNATURE list names Tensor, Scalar
   // Held for the life of the process, like the kernels' Library (kernels.cpp).
-  static auto* fallthrough = new torch::Library(torch::Library::IMPL, "_",
-                                                c10::DispatchKey::AutocastPrivateUse1, __FILE__,
-                                                __LINE__);
+  static auto* fallthrough = new torch::Library(
+      torch::Library::IMPL, "_", c10::DispatchKey::AutocastPrivateUse1, __FILE__, __LINE__);
   fallthrough->fallback(torch::CppFunction::makeFallthrough());
-  static auto* library = new torch::Library(torch::Library::IMPL, "aten",
-                                            c10::DispatchKey::AutocastPrivateUse1, __FILE__,
-                                            __LINE__);
+  static auto* library = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutocastPrivateUse1, __FILE__, __LINE__);
   torch::Library& m = *library;  // the KERNEL macros register through `m`
 #define TP_SIM_LOWER(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, lower_precision_fp)
 #define TP_SIM_FP32(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, fp32)
@@ -62,8 +60,7 @@ void register_autocast() {
 #undef TP_SIM_FP32
 #undef TP_SIM_FP32_OPT
 #undef TP_SIM_PROMOTE
-  m.impl(TORCH_SELECTIVE_NAME("aten::binary_cross_entropy"),
-         TORCH_FN(binary_cross_entropy_banned));
+  m.impl(TORCH_SELECTIVE_NAME("aten::binary_cross_entropy"), TORCH_FN(binary_cross_entropy_banned));
 }
 #else
 void register_autocast() {}

@@ -1,46 +1,100 @@
 // The checking fallback: every operator without a kernel of its own on the simulated device comes
-// here. It checks the tensor arguments with LibTorch's own check (the one its generated CUDA
-// wrappers call), with CUDA's exemptions, then runs the CPU kernel (at::native::cpu_fallback) and
-// puts fresh outputs on the simulated device.
+// here. It checks the tensor arguments as LibTorch's CUDA build does for that operator, per
+// version (device_checks.inc, README "Which operators check"): the generated wrapper's check
+// (c10::impl::check_and_update_common_device on `out` and positional tensors, no exemption)
+// unless the operator is `device_check: NoCheck`, where TensorIterator's 0-dim CPU scalar, CPU
+// indices or masked_fill's own check apply. Then it runs the CPU kernel
+// (at::native::cpu_fallback) and puts fresh outputs on the inputs' simulated device.
 #include <ATen/core/op_registration/adaption.h>
 #include <ATen/native/CPUFallback.h>
 
+#include <torch/version.h>
+
 #include <atomic>
+#include <cstdio>
+#include <string>
+#include <unordered_map>
 
 #include "sim_internal.h"
+
+// The table's version list (its entries are read in nocheck_ops()).
+#define TP_SIM_NOCHECK(...)
+#include "device_checks.inc"
+#undef TP_SIM_NOCHECK
 
 namespace tp::sim::detail {
 namespace {
 
 std::atomic<long long> calls{0};
 
-// CUDA exemption 1: TensorIterator (element-wise) ops accept a 0-dim CPU tensor as a scalar.
-// The sim applies it to every op; CUDA's wrapper-checked ops (mm, index_select, nll_loss, ...)
-// would refuse one (listed in the README).
+// The column of device_checks.inc for this LibTorch: the newest listed version not newer than it.
+int version_column() {
+  static const char* const kVersions[] = {TP_SIM_DEVICE_CHECK_VERSION_LIST};
+  const int installed = TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR;
+  int column = 0;
+  for (int index = 0; index < TP_SIM_DEVICE_CHECK_VERSIONS; ++index) {
+    int major = 0, minor = 0;
+    std::sscanf(kVersions[index], "%d.%d", &major, &minor);
+    if (major * 100 + minor <= installed) column = index;
+  }
+  return column;
+}
+
+// "name.overload" -> the yaml's comment, for the operators whose CUDA wrapper does not check.
+const std::unordered_map<std::string, std::string>& nocheck_ops() {
+  static const auto* ops = [] {
+    auto* found = new std::unordered_map<std::string, std::string>();
+    const int column = version_column();
+#define TP_SIM_NOCHECK(name, overload, comment, ...)                                  \
+  {                                                                                   \
+    const int present[] = {__VA_ARGS__};                                              \
+    if (present[column]) found->emplace(std::string(name) + "." + overload, comment); \
+  }
+#include "device_checks.inc"
+#undef TP_SIM_NOCHECK
+    return found;
+  }();
+  return *ops;
+}
+
+std::string key_of(const c10::FunctionSchema& schema) {
+  return schema.name().substr(schema.name().find("::") + 2) + "." + schema.overload_name();
+}
+
+// How the CUDA build checks an operator's tensor arguments (fallback.cpp's header comment).
+enum class Rule {
+  kWrapper,         // the generated wrapper: out and positional tensors, no exemption
+  kTensorIterator,  // NoCheck: the kernel's TensorIterator, a 0-dim CPU input passes as a scalar
+  kIndexing,        // NoCheck, as TensorIterator, and CPU indices accepted (moved to the device)
+  kMaskedFill,      // NoCheck: the kernel's own check, mask on self's device, value any 0-dim
+};
+
+Rule rule_of(const c10::FunctionSchema& schema) {
+  const auto& ops = nocheck_ops();
+  const std::string key = key_of(schema);
+  if (ops.find(key) == ops.end()) return Rule::kWrapper;
+  const std::string name = key.substr(0, key.find('.'));
+  if (name == "masked_fill_" || name == "masked_fill") return Rule::kMaskedFill;
+  if (name == "index" || name == "index_put_" || name == "index_put" ||
+      name == "_index_put_impl_" || name == "_index_put_impl") {
+    return Rule::kIndexing;
+  }
+  return Rule::kTensorIterator;  // the yaml's TensorIterator ops, foreach (slow path), the rest
+}
+
 bool is_cpu_scalar(const at::Tensor& tensor) {
   return tensor.defined() && tensor.device().is_cpu() && tensor.dim() == 0;
 }
 
-// CUDA exemption 2: advanced indexing takes CPU indices (index.Tensor and index_put_ have
-// device_check: NoCheck and move the indices to the device).
-bool cpu_indices_allowed(const c10::FunctionSchema& schema, const std::string& argument) {
-  static const char* const kOps[] = {"aten::index", "aten::index_put", "aten::index_put_",
-                                     "aten::_index_put_impl", "aten::_index_put_impl_"};
-  if (argument != "indices") return false;
-  for (const char* op : kOps) {
-    if (schema.name() == op) return true;
-  }
-  return false;
-}
-
 class DeviceCheck {
  public:
-  explicit DeviceCheck(const c10::FunctionSchema& schema)
-      : method_("wrapper_SIM_" + schema.name().substr(schema.name().find("::") + 2) +
+  DeviceCheck(const c10::FunctionSchema& schema, bool cpu_scalars)
+      : cpu_scalars_(cpu_scalars),
+        method_("wrapper_SIM_" + schema.name().substr(schema.name().find("::") + 2) +
                 (schema.overload_name().empty() ? "" : "_" + schema.overload_name())) {}
 
   void tensor(const at::Tensor& tensor, const std::string& argument) {
-    if (!tensor.defined() || is_cpu_scalar(tensor)) return;
+    if (!tensor.defined() || (cpu_scalars_ && is_cpu_scalar(tensor))) return;
     c10::impl::check_and_update_common_device(common_, tensor, method_.c_str(), argument.c_str());
   }
 
@@ -59,6 +113,7 @@ class DeviceCheck {
   c10::optional<c10::Device> common() const { return common_; }
 
  private:
+  bool cpu_scalars_;
   std::string method_;
   c10::optional<c10::Device> common_;
 };
@@ -78,20 +133,42 @@ void place_outputs(const c10::FunctionSchema& schema, torch::jit::Stack& stack,
   }
 }
 
+// CUDA's masked_fill_ kernel (aten/src/ATen/native/cuda/Indexing.cu, masked_fill__cuda): the
+// mask on self's device; the Tensor overload's value is a 0-dim tensor, read with item().
+void check_masked_fill(const torch::jit::Stack& stack, size_t first) {
+  const at::Tensor& self = stack[first].toTensor();
+  const at::Tensor& mask = stack[first + 1].toTensor();
+  TORCH_CHECK(self.device() == mask.device(),
+              "expected self and mask to be on the same device, but got mask on ", mask.device(),
+              " and self on ", self.device());
+}
+
+void check(const c10::FunctionSchema& schema, const torch::jit::Stack& stack, DeviceCheck& check) {
+  const auto& arguments = schema.arguments();
+  const size_t first = stack.size() - arguments.size();
+  const Rule rule = rule_of(schema);
+  if (rule == Rule::kMaskedFill) return check_masked_fill(stack, first);
+  // Schema order: positional, then `out` (torchgen checks `out` first; the sim sees structured
+  // operators as the out= variant their generic kernel calls, where CUDA checks the functional
+  // one, so the positional arguments decide which one the message names, as on CUDA). The
+  // wrapper does not check keyword-only arguments; the other rules check every tensor.
+  for (size_t index = 0; index < arguments.size(); ++index) {
+    const c10::Argument& argument = arguments[index];
+    if (rule == Rule::kWrapper && argument.kwarg_only() && !argument.is_out()) continue;
+    if (rule == Rule::kIndexing && argument.name() == "indices") continue;
+    check.value(stack[first + index], argument.name());
+  }
+}
+
 }  // namespace
 
 void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   ++calls;
   const c10::FunctionSchema& schema = op.schema();
-  const auto& arguments = schema.arguments();
-  DeviceCheck check(schema);
-  const size_t first = stack->size() - arguments.size();
-  for (size_t index = 0; index < arguments.size(); ++index) {
-    if (!checks_enabled() || cpu_indices_allowed(schema, arguments[index].name())) continue;
-    check.value((*stack)[first + index], arguments[index].name());
-  }
+  DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);
+  if (checks_enabled()) check(schema, *stack, device_check);
   at::native::cpu_fallback(op, stack);
-  place_outputs(schema, *stack, check.common());
+  place_outputs(schema, *stack, device_check.common());
 }
 
 long long checked_call_count() { return calls.load(); }

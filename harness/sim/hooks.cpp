@@ -22,15 +22,22 @@ namespace {
 // AcceleratorHooksInterface; later ones add isAvailable, isBuilt, ...). These are declared
 // without `override` so that each overrides where the version has it and is inert where not.
 struct Hooks final : at::PrivateUse1HooksInterface {
-  at::Device getDeviceFromPtr(void*) const { return device(); }
+  // Where a pointer lives is not recorded: the current device (an approximation, README).
+  at::Device getDeviceFromPtr(void*) const { return device(current_index()); }
   bool hasPrimaryContext(c10::DeviceIndex) const { return true; }
   bool isAvailable() const { return true; }
   bool isBuilt() const { return true; }
-  c10::DeviceIndex deviceCount() const { return 1; }
-  c10::DeviceIndex getCurrentDevice() const { return 0; }
-  void setCurrentDevice(c10::DeviceIndex) const {}
-  c10::DeviceIndex exchangeDevice(c10::DeviceIndex) const { return 0; }
-  c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex) const { return 0; }
+  c10::DeviceIndex deviceCount() const { return static_cast<c10::DeviceIndex>(device_count()); }
+  c10::DeviceIndex getCurrentDevice() const { return current_index(); }
+  void setCurrentDevice(c10::DeviceIndex index) const { set_current_index(index); }
+  c10::DeviceIndex exchangeDevice(c10::DeviceIndex index) const {
+    const c10::DeviceIndex previous = current_index();
+    set_current_index(index);
+    return previous;
+  }
+  c10::DeviceIndex maybeExchangeDevice(c10::DeviceIndex index) const {
+    return exchangeDevice(index);
+  }
   void init() const {}
   // torch::manual_seed seeds every registered device's generator: sim tensors live in CPU
   // memory and its kernels are the CPU's, so its generator is the CPU's.

@@ -8,6 +8,7 @@
 #include <ATen/ops/set_native.h>
 #include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_native.h>
+#include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
 #include "sim_internal.h"
@@ -20,16 +21,18 @@ constexpr c10::DispatchKey kKey = c10::DispatchKey::PrivateUse1;
 at::Tensor empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
                  c10::optional<at::Layout> layout, c10::optional<at::Device> device,
                  c10::optional<bool> pin_memory, c10::optional<at::MemoryFormat> memory_format) {
-  (void)layout, (void)device, (void)pin_memory;
+  (void)layout, (void)pin_memory;
+  const c10::OptionalDeviceGuard guard(device);  // the allocation's device, as CUDA's wrapper
   return at::detail::empty_generic(size, c10::GetAllocator(c10::DeviceType::PrivateUse1),
-                                   c10::DispatchKeySet(kKey),
-                                   c10::dtype_or_default(dtype), memory_format);
+                                   c10::DispatchKeySet(kKey), c10::dtype_or_default(dtype),
+                                   memory_format);
 }
 
 at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
                          c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
                          c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
-  (void)layout, (void)device, (void)pin_memory;
+  (void)layout, (void)pin_memory;
+  const c10::OptionalDeviceGuard guard(device);
   return at::detail::empty_strided_generic(size, stride,
                                            c10::GetAllocator(c10::DeviceType::PrivateUse1),
                                            c10::DispatchKeySet(kKey), c10::dtype_or_default(dtype));
@@ -50,8 +53,15 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   return dst;
 }
 
+// A resize allocates on the current device: make it the tensor's own, as CUDA's resize_ does.
+const at::Tensor& resize_on_own_device(const at::Tensor& self, at::IntArrayRef size,
+                                       c10::optional<at::MemoryFormat> memory_format) {
+  const c10::DeviceGuard guard(self.device());
+  return at::native::resize_(self, size, memory_format);
+}
+
 at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
-  at::native::resize_(dst, self.sizes(), c10::nullopt);
+  resize_on_own_device(dst, self.sizes(), c10::nullopt);
   return copy_from(self, dst, false);
 }
 
@@ -77,13 +87,13 @@ void register_kernels() {
   aten->impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
   aten->impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
   aten->impl("unfold", TORCH_FN(at::native::unfold));
-  aten->impl("resize_", TORCH_FN(at::native::resize_));
+  aten->impl("resize_", TORCH_FN(resize_on_own_device));
   aten->impl("set_.source_Storage", TORCH_FN(at::native::set_));
   aten->impl("set_.source_Storage_storage_offset", TORCH_FN(at::native::set_storage_cpu_));
   aten->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
   // A query, not differentiable; 1.13 finds no kernel for it under AutogradPrivateUse1 otherwise.
-  static auto* autograd = new torch::Library(torch::Library::IMPL, "aten",
-                                             c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
+  static auto* autograd = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
   autograd->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
   static auto* all = new torch::Library(torch::Library::IMPL, "_", kKey, __FILE__, __LINE__);
   all->fallback(torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());

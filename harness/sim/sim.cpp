@@ -1,9 +1,10 @@
 // tp::sim: the device itself (allocator and guard), its name, and enable().
 #include <c10/core/Allocator.h>
-#include <c10/core/impl/alloc_cpu.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/core/impl/alloc_cpu.h>
 #include <torch/version.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -19,9 +20,16 @@ namespace detail {
 namespace {
 
 constexpr c10::DeviceType kType = c10::DeviceType::PrivateUse1;
-const c10::Device kDevice(kType, 0);
+constexpr int kMaxDevices = 16;
+constexpr int kDefaultDevices = 2;
 
-// Host memory from LibTorch's CPU allocator, tagged with the simulated device. No pinning.
+std::atomic<int> count{kDefaultDevices};
+thread_local c10::DeviceIndex current = 0;  // this thread's current device, as CUDA keeps one
+
+c10::Device at_index(c10::DeviceIndex index) { return c10::Device(kType, index); }
+
+// Host memory from LibTorch's CPU allocator, tagged with the current simulated device (the
+// kernels that allocate set it first with a device guard, as CUDA's wrappers do). No pinning.
 struct HostAllocator final : c10::Allocator {
 #if TP_SIM_AT_LEAST(2, 3)
   c10::DataPtr allocate(size_t bytes) override {
@@ -29,7 +37,7 @@ struct HostAllocator final : c10::Allocator {
   c10::DataPtr allocate(size_t bytes) const override {
 #endif
     void* data = c10::alloc_cpu(bytes);
-    return {data, data, &c10::free_cpu, kDevice};
+    return {data, data, &c10::free_cpu, at_index(current_index())};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &c10::free_cpu; }
 #if TP_SIM_AT_LEAST(2, 3)
@@ -39,33 +47,65 @@ struct HostAllocator final : c10::Allocator {
 #endif
 };
 
-// One device, index 0, no streams: every stream is the default stream, events are no-ops.
+// N devices, a current one per thread, no streams: every stream is its device's default
+// stream, events are no-ops.
 struct Guard final : c10::impl::DeviceGuardImplInterface {
   c10::DeviceType type() const override { return kType; }
-  c10::Device exchangeDevice(c10::Device) const override { return kDevice; }
-  c10::Device getDevice() const override { return kDevice; }
-  void setDevice(c10::Device device) const override {
-    TORCH_CHECK(device.index() <= 0, "tp::sim has one device, index 0; got ", device);
+  c10::Device exchangeDevice(c10::Device device) const override {
+    const c10::Device previous = getDevice();
+    setDevice(device);
+    return previous;
   }
-  void uncheckedSetDevice(c10::Device) const noexcept override {}
-  c10::Stream getStream(c10::Device) const noexcept override {
-    return c10::Stream(c10::Stream::DEFAULT, kDevice);
+  c10::Device getDevice() const override { return at_index(current_index()); }
+  void setDevice(c10::Device device) const override { set_current_index(device.index()); }
+  void uncheckedSetDevice(c10::Device device) const noexcept override {
+    if (device.index() >= 0 && device.index() < count.load()) current = device.index();
   }
-  c10::Stream exchangeStream(c10::Stream) const noexcept override {
-    return c10::Stream(c10::Stream::DEFAULT, kDevice);
+  c10::Stream getStream(c10::Device device) const noexcept override {
+    return c10::Stream(c10::Stream::DEFAULT, device);
   }
-  c10::DeviceIndex deviceCount() const noexcept override { return 1; }
-  void record(void**, const c10::Stream&, const c10::DeviceIndex, const c10::EventFlag)
-      const override {}
+  c10::Stream exchangeStream(c10::Stream stream) const noexcept override {
+    return c10::Stream(c10::Stream::DEFAULT, stream.device());
+  }
+  c10::DeviceIndex deviceCount() const noexcept override {
+    return static_cast<c10::DeviceIndex>(count.load());
+  }
+  void record(void**, const c10::Stream&, const c10::DeviceIndex,
+              const c10::EventFlag) const override {}
   void block(void*, const c10::Stream&) const override {}
   bool queryEvent(void*) const override { return true; }
   void destroyEvent(void*, const c10::DeviceIndex) const noexcept override {}
 };
 
+int count_from_environment() {
+  const char* text = std::getenv("TORCHPLACE_SIM_DEVICES");
+  if (text == nullptr || *text == '\0') return kDefaultDevices;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  TORCH_CHECK(*end == '\0' && value >= 1 && value <= kMaxDevices,
+              "TORCHPLACE_SIM_DEVICES must be a whole number from 1 to ", kMaxDevices, "; got '",
+              text, "'");
+  return static_cast<int>(value);
+}
+
 HostAllocator allocator;
 C10_REGISTER_GUARD_IMPL(PrivateUse1, Guard);
 
 }  // namespace
+
+void check_index(int index) {
+  const int devices = count.load();
+  TORCH_CHECK(index >= 0 && index < devices, "tp::sim: no simulated device sim:", int(index),
+              "; there are ", devices, " (sim:0 .. sim:", devices - 1,
+              "; TORCHPLACE_SIM_DEVICES or tp::sim::set_device_count sets how many)");
+}
+
+c10::DeviceIndex current_index() { return current; }
+
+void set_current_index(c10::DeviceIndex index) {
+  check_index(index);
+  current = index;
+}
 
 bool checks_enabled() {
   static const bool enabled = [] {
@@ -76,6 +116,7 @@ bool checks_enabled() {
 }
 
 void register_device() {
+  count.store(count_from_environment());
   c10::SetAllocator(kType, &allocator);
 #if TP_SIM_AT_LEAST(2, 0)
   c10::register_privateuse1_backend("sim");
@@ -94,9 +135,22 @@ void enable() {
   });
 }
 
-torch::Device device() {
+torch::Device device(int index) {
   enable();
-  return detail::kDevice;
+  detail::check_index(index);
+  return detail::at_index(static_cast<c10::DeviceIndex>(index));
+}
+
+int device_count() {
+  enable();
+  return detail::count.load();
+}
+
+void set_device_count(int devices) {
+  enable();
+  TORCH_CHECK(devices >= 1 && devices <= detail::kMaxDevices,
+              "tp::sim::set_device_count: from 1 to ", detail::kMaxDevices, "; got ", devices);
+  detail::count.store(devices);
 }
 
 bool is_sim(const torch::Device& device) { return device.type() == detail::kType; }

@@ -1,11 +1,13 @@
 // tp::sim — a simulated accelerator for CPU-only CI.
 //
-// Tensors on tp::sim::device() live in CPU memory under a device type of their own (LibTorch's
+// Tensors on tp::sim::device(i) live in CPU memory under a device type of their own (LibTorch's
 // PrivateUse1 key, shown as "sim:0" where the LibTorch version can name it, "privateuseone:0"
-// before 2.0). Every operator first checks its tensor arguments the way LibTorch's CUDA wrappers
-// do (c10::impl::check_and_update_common_device), then computes with the CPU kernel. So a
-// training step that forgets a .to(device) raises "Expected all tensors to be on the same
-// device ..." on a machine without a GPU, as it would on CUDA.
+// before 2.0). There are N simulated devices (2 unless TORCHPLACE_SIM_DEVICES or
+// set_device_count says otherwise); each tensor keeps its device index, so a model on sim:0 and
+// an input on sim:1 raise as on two GPUs. Every operator first checks its tensor arguments the way
+// LibTorch's CUDA wrappers do (c10::impl::check_and_update_common_device), then computes with the
+// CPU kernel. So a training step that forgets a .to(device) raises "Expected all tensors to be on
+// the same device ..." on a machine without a GPU, as it would on CUDA.
 //
 //   tp::sim::enable();                        // once per process; idempotent
 //   const torch::Device device = tp::sim::device();
@@ -25,8 +27,16 @@ namespace tp::sim {
 // fallback and (2.x) its name and hooks. Safe to call from several threads and many times.
 void enable();
 
-// The simulated device (privateuseone:0). Calls enable().
-torch::Device device();
+// The simulated device `index` (privateuseone:index); device() is index 0. Calls enable().
+// An index >= device_count() is refused (c10::Error naming it), never aliased to another.
+torch::Device device(int index = 0);
+
+// How many simulated devices there are: the environment variable TORCHPLACE_SIM_DEVICES
+// (1..16) if set when enable() first runs, else 2. Calls enable(); a bad value raises there.
+int device_count();
+
+// Sets the count (1..16) for the rest of the process; tensors already made keep their device.
+void set_device_count(int count);
 
 // True for tensors and devices of the simulated type.
 bool is_sim(const torch::Device& device);

@@ -11,6 +11,13 @@ namespace tp::sim::detail {
 void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 long long checked_call_count();
 
+// The calling thread's current simulated device, and setting it (refuses an index past the
+// count, naming it). Allocations are tagged with it.
+c10::DeviceIndex current_index();
+void set_current_index(c10::DeviceIndex index);
+// Refuses an index outside 0 .. count-1 with a message naming it.
+void check_index(int index);
+
 // False only under the mutation TORCHPLACE_SIM_MUTATION=no_device_check (ci mutation script).
 bool checks_enabled();
 

@@ -53,7 +53,6 @@ TEST(BatchMover, MovesExamplesAndLeavesUndefinedTensorsUndefined) {
   EXPECT_TRUE(torch::equal(to_device(unlabelled, torch::kCPU).data, unlabelled.data));
 }
 
-
 // Moved to meta: the device, and the shape and dtype kept (meta holds no values).
 ::testing::AssertionResult on_meta(const torch::Tensor& moved, const torch::Tensor& source) {
   if (moved.device() != kMeta) return ::testing::AssertionFailure() << "on " << moved.device();

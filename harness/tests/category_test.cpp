@@ -3,8 +3,8 @@
 // race that was not shown must never read as "passed".
 #include <gtest/gtest.h>
 
-#include "internal/results.h"
 #include <torchplace/scenario.h>
+#include "internal/results.h"
 
 namespace tp {
 namespace {

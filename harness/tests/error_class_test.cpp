@@ -31,6 +31,8 @@ const Case kCases[] = {
     {"2.14", "mat1 and mat2 must have the same dtype, but got Float and Double", ErrorClass::kDtypeMismatch},
     {"1.13", "expected scalar type Long but found Int", ErrorClass::kDtypeMismatch},
     {"2.14", "expected target dtype to be Long or Byte, but got Int", ErrorClass::kDtypeMismatch},
+    // Gloo's, through c10d's Work::wait (seen 1.13.1, libgloo 0.0~git20220518: scenarios/ddp.cpp).
+    {"1.13.1", "[./gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 2000ms for recv operation to complete", ErrorClass::kCollectiveTimeout},
     {"any", "something nobody has seen before", ErrorClass::kUnclassified},
     // Anchored: a family's sentence inside another message does not classify it.
     {"any", "while loading: mat1 and mat2 must have the same dtype", ErrorClass::kUnclassified},
@@ -59,6 +61,34 @@ TEST(StickyCudaErrors, OnlyErrorsThatBreakTheContextCount) {
   EXPECT_FALSE(is_sticky_cuda_error(
       "Expected all tensors to be on the same device, but found at least two devices"));
   EXPECT_FALSE(is_sticky_cuda_error(""));
+}
+
+// The wrappers core_message removes, each around one real sentence (synthetic compositions in the
+// documented form of each wrapper; the real wrapped messages are in harness/messages/corpus.json).
+TEST(CoreMessage, RemovesTheKnownWrappersAndTheBacktrace) {
+  const std::string sentence = "mat1 and mat2 must have the same dtype";
+  EXPECT_EQ(core_message("RuntimeError: " + sentence), sentence);
+  EXPECT_EQ(core_message("  torch.cuda.OutOfMemoryError: " + sentence), sentence);
+  EXPECT_EQ(core_message("[enforce fail at inline_container.cc:145] . " + sentence), sentence);
+  EXPECT_EQ(core_message("[enforce fail at CPUAllocator.cpp:64] data. " + sentence), sentence);
+  EXPECT_EQ(core_message(
+                sentence +
+                "\nException raised from addmm at Blas.cpp:1 (most recent call first):\nframe #0"),
+            sentence);
+  EXPECT_EQ(core_message(sentence + " (operator() at aten/src/ATen/x.cpp:1)\nframe #0: c10::Error"),
+            sentence + " (operator() at aten/src/ATen/x.cpp:1)");
+  EXPECT_EQ(core_message("The following operation failed in the TorchScript interpreter.\n"
+                         "Traceback of TorchScript (most recent call last):\n"
+                         "  File \"<string>\", line 2, in forward\n"
+                         "def forward(self, x):\n  return x.mm(x)\n         ~~~~ <--- HERE\n"
+                         "RuntimeError: " +
+                         sentence + "\n"),
+            sentence + "\n");
+  // A name that is not one of LibTorch's Python exceptions stays: the message is not LibTorch's.
+  EXPECT_EQ(classify("UserWarning: " + sentence), ErrorClass::kUnclassified);
+  // The interpreter's sentence with no message line after it classifies as nothing.
+  EXPECT_EQ(classify("The following operation failed in the TorchScript interpreter.\n"),
+            ErrorClass::kUnclassified);
 }
 
 TEST(MessageFamilies, EveryPatternCompilesAndNamesItsVersions) {

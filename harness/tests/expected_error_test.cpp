@@ -4,6 +4,7 @@
 #include "internal/expected_error.h"
 
 #include <gtest/gtest.h>
+#include <torch/script.h>
 #include <torch/torch.h>
 
 namespace tp {
@@ -38,6 +39,65 @@ std::optional<std::string> judge(const Expect& expected, const std::function<voi
 void add_meta_to_cpu() { (void)torch::add(torch::ones({2}, torch::kMeta), torch::ones({2})); }
 
 const Expect kMismatch = Expect::error(ErrorClass::kDeviceMismatch).naming("target");
+
+// A TorchScript method that adds a meta tensor to its CPU input: the interpreter rethrows the
+// device mismatch as a std::runtime_error (interpreter.cpp handleError), not as a c10::Error.
+torch::jit::Module meta_adder() {
+  torch::jit::Module module("MetaAdder");
+  module.define(R"(
+def forward(self, x):
+    return x + torch.ones(2, device=torch.device("meta"))
+)");
+  return module;
+}
+
+TEST(ExpectedError, TorchScriptsInterpreterErrorIsJudgedAsLibTorchs) {
+  CellRecord record(CellSpec("demo", {}, Placement{{torch::kCPU}}), Expect::success());
+  Cell cell(record.spec, record);
+  torch::jit::Module module = meta_adder();
+  EXPECT_THROW(module.forward({torch::ones({2})}), std::runtime_error);  // what LibTorch throws
+  try {
+    cell.under_test("forward", [&] { return module.forward({torch::ones({2})}); });
+    ADD_FAILURE() << "a meta tensor added to a CPU one in TorchScript ran";
+  } catch (const c10::Error& error) {
+    const std::string message = error.what_without_backtrace();
+    EXPECT_EQ(message.rfind("The following operation failed in the TorchScript interpreter.", 0),
+              0u)
+        << message;
+    EXPECT_NE(message.find("Expected all tensors to be on the same device"), std::string::npos);
+    EXPECT_EQ(record.raised_in, "forward");
+    EXPECT_EQ(record.raised_message, message);
+    ASSERT_EQ(record.notes.size(), 1u);
+    EXPECT_NE(record.notes[0].find("std::runtime_error"), std::string::npos) << record.notes[0];
+  }
+}
+
+TEST(ExpectedError, TorchScriptsCompilerErrorIsJudgedAsLibTorchs) {
+  CellRecord record(CellSpec("demo", {}, Placement{{torch::kCPU}}), Expect::success());
+  Cell cell(record.spec, record);
+  torch::jit::Module module("Typo");
+  EXPECT_THROW(cell.under_test(
+                   "define", [&] { module.define("def forward(self, x: Tnsr):\n    return x\n"); }),
+               c10::Error);
+  EXPECT_EQ(record.raised_in, "define");
+  EXPECT_NE(record.raised_message.find("Tnsr"), std::string::npos) << record.raised_message;
+}
+
+TEST(ExpectedError, OtherExceptionsLeaveTheRegionAsTheyAre) {
+  CellRecord record(CellSpec("demo", {}, Placement{{torch::kCPU}}), Expect::success());
+  Cell cell(record.spec, record);
+  try {
+    cell.under_test("at", [] { return std::vector<int>{}.at(1); });
+    ADD_FAILURE() << "no exception";
+  } catch (const c10::Error&) {
+    ADD_FAILURE() << "an std::out_of_range became a c10::Error";
+  } catch (const std::out_of_range&) {
+  }
+  EXPECT_THROW(cell.under_test("run", [] { throw std::runtime_error("not TorchScript's"); }),
+               std::runtime_error);
+  EXPECT_TRUE(record.raised_in.empty()) << record.raised_in;
+  EXPECT_TRUE(record.notes.empty());
+}
 
 TEST(ExpectedError, NamedArgumentReadsEveryWording) {
   EXPECT_EQ(named_argument(kTarget28), "target");

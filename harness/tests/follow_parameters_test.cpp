@@ -8,7 +8,6 @@
 namespace tp::fixes {
 namespace {
 
-
 struct BuffersOnly : torch::nn::Module {
   BuffersOnly() { register_buffer("table", torch::ones({3})); }
 };

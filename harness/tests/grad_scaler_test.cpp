@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace tp::fixes {
 namespace {
@@ -51,6 +52,38 @@ TEST(GradScaler, InfOrNanGradientSkipsTheStepAndReducesTheScale) {
     EXPECT_TRUE(torch::equal(f.weight, torch::ones({3}))) << "the weight moved on " << bad;
     EXPECT_EQ(scaler.current_scale(), 32768.0) << bad;
     EXPECT_EQ(scaler.good_steps(), 0) << bad;
+  }
+}
+
+// Several parameters, in two groups: an inf or NaN in any one of them (the first, a middle one,
+// the last) skips the step for all and backs the scale off, whatever the others hold.
+TEST(GradScaler, AnInfInAnyOneOfSeveralParametersSkipsTheStep) {
+  constexpr int kParameters = 4;
+  for (const float bad :
+       {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    for (int at = 0; at < kParameters; ++at) {
+      std::vector<torch::Tensor> weights;
+      for (int index = 0; index < kParameters; ++index) {
+        weights.push_back(torch::ones({2}, torch::requires_grad()));
+      }
+      torch::optim::SGD optimizer(
+          std::vector<torch::optim::OptimizerParamGroup>{
+              torch::optim::OptimizerParamGroup({weights[0], weights[1]}),
+              torch::optim::OptimizerParamGroup({weights[2], weights[3]})},
+          torch::optim::SGDOptions(kLearningRate));
+      GradScaler scaler;
+      for (int index = 0; index < kParameters; ++index) {
+        const float value = index == at ? bad : 1.0f;
+        weights[index].mutable_grad() = torch::full({2}, value) * scaler.current_scale();
+      }
+      EXPECT_FALSE(scaler.step(optimizer)) << bad << " in parameter " << at;
+      scaler.update();
+      for (int index = 0; index < kParameters; ++index) {
+        EXPECT_TRUE(torch::equal(weights[index].detach(), torch::ones({2})))
+            << "parameter " << index << " moved with " << bad << " in parameter " << at;
+      }
+      EXPECT_EQ(scaler.current_scale(), 32768.0) << bad << " in parameter " << at;
+    }
   }
 }
 

@@ -187,7 +187,8 @@ TEST(Prefetcher, SourceCheckRefusesABatchNotOnTheHost) {
   const torch::Device cuda(torch::kCUDA, 0);
   EXPECT_NO_THROW(check_host_batch(make_batch(0), cuda));
   Nested partly_on_meta = make_batch(0);
-  std::get<1>(partly_on_meta).at("target") = std::get<1>(partly_on_meta).at("target").to(torch::kMeta);
+  std::get<1>(partly_on_meta).at("target") =
+      std::get<1>(partly_on_meta).at("target").to(torch::kMeta);
   try {
     check_host_batch(partly_on_meta, cuda);
     FAIL() << "a batch holding a meta tensor passed the host check";

@@ -29,8 +29,9 @@ TEST(Scenario, CasesCarryTheirOwnBehaviour) {
   const auto needs_more = [](const CellSpec&) {
     return std::optional<Unmet>(Unmet{SkipCode::kNeedsCuda, "needs CUDA"});
   };
-  scenario.cases("case", {{"missing", [](Cell&) {}, error},
-                          {"present", [](Cell&) {}, fine, needs_more}})
+  scenario
+      .cases("case",
+             {{"missing", [](Cell&) {}, error}, {"present", [](Cell&) {}, fine, needs_more}})
       .on(DeviceAxis::kEach);
   const std::vector<CellSpec> cells = scenario.cells();
   const size_t devices = expand(DeviceAxis::kEach).size();
@@ -83,11 +84,31 @@ TEST(Devices, PairsNeedTwoGpusAndSaySo) {
   const std::vector<Placement> pairs = expand(DeviceAxis::kCudaPair);
   ASSERT_EQ(pairs.size(), 1u);
   EXPECT_EQ(pairs[0].label(), "cuda:0+cuda:1");
-  EXPECT_EQ(naming::name("s", {}, pairs[0].devices, naming::Form::kTestName), "devices=cuda0+cuda1");
+  EXPECT_EQ(naming::name("s", {}, pairs[0].devices, naming::Form::kTestName),
+            "devices=cuda0+cuda1");
   if (cuda_device_count() < 2) {
     ASSERT_TRUE(absent_reason(pairs[0]).has_value());
     EXPECT_NE(absent_reason(pairs[0])->find("cuda:0+cuda:1"), std::string::npos);
   }
+}
+
+TEST(Devices, ThePairAxisListsTheSimulatedPairFirst) {
+  const std::vector<Placement> pairs = expand(DeviceAxis::kPair);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].label(), "sim:0+sim:1");
+  EXPECT_EQ(naming::name("s", {}, pairs[0].devices, naming::Form::kTestName), "devices=sim0+sim1");
+  EXPECT_FALSE(absent(pairs[0]).has_value()) << "the simulated pair is present on every host";
+  EXPECT_EQ(pairs[1].label(), "cuda:0+cuda:1");
+}
+
+// Two ranks' devices (scenarios/ddp.cpp): both on the CPU, then the pair axis's pairs.
+TEST(Devices, RankPairsStartOnTheCpu) {
+  const std::vector<Placement> ranks = expand(DeviceAxis::kRankPair);
+  ASSERT_EQ(ranks.size(), 3u);
+  EXPECT_EQ(ranks[0].label(), "cpu");
+  EXPECT_FALSE(absent(ranks[0]).has_value());
+  EXPECT_EQ(ranks[1].label(), "sim:0+sim:1");
+  EXPECT_EQ(ranks[2].label(), "cuda:0+cuda:1");
 }
 
 // The code the gate reads (results.json "skip_code"): which absence, from the closed set.

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include <torchplace/compat.h>
-#include "internal/expected_error.h"
 #include <torchplace/sim/sim.h>
+#include "internal/expected_error.h"
 
 namespace {
 
@@ -29,7 +29,8 @@ std::vector<double> train(const torch::Device& device, bool forget_target) {
   torch::manual_seed(7);
   auto data = torch::data::datasets::TensorDataset(
                   {torch::cat({torch::randn({kSamples, kFeatures}),
-                               torch::randint(kClasses, {kSamples, 1}).to(torch::kFloat)}, 1)})
+                               torch::randint(kClasses, {kSamples, 1}).to(torch::kFloat)},
+                              1)})
                   .map(torch::data::transforms::Stack<torch::data::TensorExample>());
   auto loader = torch::data::make_data_loader(std::move(data), /*batch_size=*/8);
   torch::nn::Linear model(kFeatures, kClasses);

@@ -100,10 +100,11 @@ class EntryPoints(unittest.TestCase):
     # entry point -> bad arguments (none of them may start work: --list, a real file, ...)
     BAD = {"torchplace.report": ["--colour"], "torchplace.gate.calibrate": ["--colour"],
            "torchplace.gate.interleave": ["--colour"], "torchplace.mutation": ["--colour"],
+           "torchplace.mutation.generated": ["--colour"],
            "torchplace.matrix.merge": [], "torchplace.matrix.gate": [],
            "torchplace.matrix.corpus": [], "torchplace.matrix.status": [],
            "torchplace.apt_log": [], "torchplace.bench_json": ["frobnicate"],
-           "torchplace.run_record": [],
+           "torchplace.run_record": [], "torchplace.explain": ["--colour"],
            "torchplace.sim_verdicts": ["--colour"], "torchplace.torch_info": ["colour"]}
     # documented otherwise: the gate's usage errors are its exit 3 (ci/torchplace gate --help);
     # every argument of requires is a module name to probe

@@ -44,8 +44,8 @@ class HostCache {
  private:
   HostBatch make(int64_t count, int64_t tensor_bytes) const {
     TORCH_CHECK(count >= 1 && tensor_bytes >= 4 && tensor_bytes % 4 == 0,
-                "HostCache: needs count >= 1 and a whole number of float32 per tensor, got ",
-                count, " x ", tensor_bytes, " bytes");
+                "HostCache: needs count >= 1 and a whole number of float32 per tensor, got ", count,
+                " x ", tensor_bytes, " bytes");
     const int64_t elements = tensor_bytes / 4;  // float32
     const torch::Tensor pageable = torch::rand({count * elements});
     const torch::Tensor block = pinned_maker_(count * tensor_bytes);

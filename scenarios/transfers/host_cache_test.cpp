@@ -12,7 +12,7 @@ namespace tp::bench {
 namespace {
 
 struct Blocks {
-  int live = 0;      // blocks not yet freed
+  int live = 0;       // blocks not yet freed
   int most_live = 0;  // the most alive at once
 };
 

@@ -147,7 +147,8 @@ inline TransferStep raw_memcpy_step(const std::vector<int64_t>& tensor_bytes,
   const int64_t total = std::accumulate(tensor_bytes.begin(), tensor_bytes.end(), int64_t{0});
   TORCH_CHECK(!pinned.empty() && pinned.front().storage().nbytes() >= static_cast<size_t>(total),
               "raw_cudamemcpy: the pinned block holds fewer than ", total, " bytes");
-  const torch::Tensor device_memory = torch::empty({total}, torch::dtype(torch::kUInt8).device(cuda));
+  const torch::Tensor device_memory =
+      torch::empty({total}, torch::dtype(torch::kUInt8).device(cuda));
   C10_CUDA_CHECK(cudaMemcpy(device_memory.data_ptr(), pinned.front().data_ptr(),
                             static_cast<size_t>(total), cudaMemcpyHostToDevice));
   const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;

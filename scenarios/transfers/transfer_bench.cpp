@@ -14,8 +14,8 @@ namespace tp::bench {
 namespace {
 
 const std::vector<std::string> kStrategies = {
-    "pageable",        "pageable_non_blocking", "pinned_resident", "pin_each_time",
-    "pinned_staging_reuse", "prefetch",         "device_resident", "raw_cudamemcpy"};
+    "pageable", "pageable_non_blocking", "pinned_resident", "pin_each_time", "pinned_staging_reuse",
+    "prefetch", "device_resident",       "raw_cudamemcpy"};
 constexpr int64_t kSmallCount = 1000;
 constexpr int64_t kSmallBytes = 4 * kKiB;
 
@@ -43,7 +43,8 @@ Case make_case(const std::string& family, const naming::Axes& axes, const torch:
 
 #if TORCHPLACE_WITH_CUDA
 // A list of the batch's tensors as a map of lists: 40 % images, 40 % masks, 20 % ids.
-std::map<std::string, std::vector<torch::Tensor>> as_nested(const std::vector<torch::Tensor>& flat) {
+std::map<std::string, std::vector<torch::Tensor>> as_nested(
+    const std::vector<torch::Tensor>& flat) {
   std::map<std::string, std::vector<torch::Tensor>> batch;
   const char* keys[] = {"images", "masks", "images", "masks", "ids"};
   for (size_t i = 0; i < flat.size(); ++i) batch[keys[i % 5]].push_back(flat[i]);
@@ -75,11 +76,14 @@ template <typename Batch>
 void time_steps(benchmark::State& state, const Case& c, const Batch& host, const Batch& pinned) {
   int64_t bytes = 0;
   for (const torch::Tensor& tensor : flat_tensors(host)) bytes += tensor.nbytes();
-  run_transfer_loop(state, bytes, [&](int64_t part) {
-    if (part == bytes) return make_step(c, host, pinned);
-    const torch::Tensor part_host = torch::rand({part / static_cast<int64_t>(sizeof(float))});
-    return make_step(c, part_host, pinned_like(part_host).copy_(part_host));
-  }, c.device);
+  run_transfer_loop(
+      state, bytes,
+      [&](int64_t part) {
+        if (part == bytes) return make_step(c, host, pinned);
+        const torch::Tensor part_host = torch::rand({part / static_cast<int64_t>(sizeof(float))});
+        return make_step(c, part_host, pinned_like(part_host).copy_(part_host));
+      },
+      c.device);
 }
 #endif
 
@@ -97,8 +101,8 @@ void run_case(benchmark::State& state, const Case& c) {
     time_steps(state, c, as_nested(host.pageable), as_nested(host.pinned));
   });
 #else
-  skip(state, "built without CUDA: this LibTorch has no CUDA support, so " +
-                  c.device.str() + " cannot be timed");
+  skip(state, "built without CUDA: this LibTorch has no CUDA support, so " + c.device.str() +
+                  " cannot be timed");
 #endif
 }
 

@@ -224,6 +224,15 @@ class SkipCodeTest(unittest.TestCase):
         self.assertEqual(written, declared | {"unlisted"})
         self.assertFalse(set(skips.SKIP_CODES) & set(skips.NOT_ACCEPTED))
 
+    def test_no_c10d_gloo_must_agree_with_the_fingerprint(self) -> None:
+        cell = {"device": "cpu", "reason": "no c10d Gloo", "skip_code": "no_c10d_gloo"}
+        committed = {"outcome": "success", "skip_codes": ["no_c10d_gloo"]}
+        cuda = {"built_with_cuda": False, "device_count": 0}
+        without = {"cuda": cuda, "c10d_gloo": False}
+        self.assertIsNone(skips.skip_problem(cell, committed, without))
+        for fingerprint in ({"cuda": cuda, "c10d_gloo": True}, {"cuda": cuda}):
+            self.assertIn("contradicts", skips.skip_problem(cell, committed, fingerprint))
+
     def test_kind_of_a_second_gpu_is_cuda0(self):
         self.assertEqual(behaviour.kind_id("s/v=a/device=cuda:3"), "s/v=a/device=cuda:0")
         self.assertEqual(behaviour.kind_id("s/v=a/device=cuda:10"), "s/v=a/device=cuda:0")

@@ -11,7 +11,7 @@ import sys
 LABELS = {"cpu", "sim", "cuda", "multi_gpu", "unit", "bench", "report", "gate", "matrix",
           "gpu_runner", "mutation", "package", "command", "lint"}
 # A name's last part (tp::naming's test form), or a harness test's suffix -> its label.
-BY_NAME = [(r".*/device=cpu", "cpu"), (r".*/device=sim\d+", "sim"),
+BY_NAME = [(r".*/device=cpu", "cpu"), (r".*/device=sim\d+|.*/devices=sim\d+(\+sim\d+)+", "sim"),
            (r".*/device=cuda\d+|.*_CUDA", "cuda"), (r".*/devices=cuda\d+(\+cuda\d+)+", "multi_gpu")]
 
 

@@ -351,6 +351,21 @@ class CorpusTest(unittest.TestCase):
             entries = json.load(handle)["entries"]
         self.assertEqual([e["version"] for e in entries], ["1.13.1"])
 
+    def test_public_reports_with_an_unstated_version_are_kept_and_sorted_after(self):
+        public = {"version": "unstated", "source": "https://github.com/o/r/issues/1",
+                  "message": "synthetic test entry", "expected_class": "DeviceMismatch"}
+        with open(self.corpus, "w") as handle:
+            json.dump({"schema": "torchplace.message_corpus/1", "entries": [public]}, handle)
+        self.write_probe([{"probe": "p", "expected_class": "FileNotFound", "outcome": "error",
+                           "message": "no file"}])
+        self.assertEqual(corpus.main(["corpus.py", self.out, self.corpus]), 0)
+        with open(self.corpus, encoding="utf-8") as handle:
+            entries = json.load(handle)["entries"]
+        self.assertEqual([(e["source"][:5], e["version"]) for e in entries],
+                         [("cell:", "1.13.1"), ("https", "unstated"), ("probe", "1.13.1")])
+        self.assertLess(corpus.version_order("2.6.0"), corpus.version_order("2.14.1"))
+        self.assertLess(corpus.version_order("2.14.1"), corpus.version_order("unstated"))
+
     def test_malformed_probe_output_exits_3_and_keeps_the_corpus(self):
         with open(self.corpus, "w") as handle:
             handle.write('{"schema": "torchplace.message_corpus/1", "entries": []}\n')

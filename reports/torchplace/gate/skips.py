@@ -3,7 +3,7 @@
 The harness gives every skip it makes a code (harness/skip_code.h, results.json "skip_code").
 A cell may be skipped only for one of SKIP_CODES, and only where the code is true: a
 device-absence code (DEVICE_ABSENT) on a CUDA cell whose device the run's fingerprint shows
-absent; a need code (NEED_CODES: needs_cuda, needs_no_cuda, not_on_sim) where the run agrees and
+absent; a need code (NEED_CODES: needs_cuda, needs_no_cuda, not_on_sim, no_c10d_gloo) where the run agrees and
 the cell's committed entry lists it in "skip_codes"; covered_by_other_cell where the committed
 expectation is a skip. needs_no_cuda is never true of a CUDA cell. Any other skip
 (device_unusable, unlisted, no code at all, a code the cell's device does not justify) is a
@@ -22,6 +22,7 @@ SKIP_CODES = {
     "needs_no_cuda": "the check needs a LibTorch or host without CUDA",
     "covered_by_other_cell": "the committed expectation is a skip: another cell covers it",
     "not_on_sim": "the simulated device (sim:0) lacks what the cell needs",
+    "no_c10d_gloo": "this LibTorch lacks c10d's Gloo backend (or the Gloo headers)",
 }
 NOT_ACCEPTED = {
     "device_unusable": "an earlier cell's sticky CUDA error broke the device",
@@ -33,7 +34,7 @@ CUDA_INDEX = re.compile(r"cuda:(\d+)")
 DEVICE_ABSENT = ("no_cuda_build", "no_cuda_device", "too_few_gpus")
 # Codes a cell's needs() gives (harness/scenario.h): accepted only where the cell's committed
 # entry lists them ("skip_codes", written by --refresh-expectations from a run that skipped it so).
-NEED_CODES = ("needs_cuda", "needs_no_cuda", "not_on_sim")
+NEED_CODES = ("needs_cuda", "needs_no_cuda", "not_on_sim", "no_c10d_gloo")
 
 
 def _gpus_needed(device_label):
@@ -49,7 +50,7 @@ def _cuda(fingerprint):
 def _untrue(code, cell, fingerprint):
     """Why the run itself contradicts `code` on this cell, or None: a device-absence code needs a
     CUDA cell and that device absent; needs_cuda CUDA absent; needs_no_cuda a non-CUDA cell and
-    CUDA present; not_on_sim a sim cell."""
+    CUDA present; not_on_sim a sim cell; no_c10d_gloo a fingerprint saying c10d Gloo is absent."""
     built, count = _cuda(fingerprint)
     needed = _gpus_needed(cell["device"])
     device = cell["device"]
@@ -66,6 +67,8 @@ def _untrue(code, cell, fingerprint):
         "needs_no_cuda": (needed > 0 and f"{device} is a CUDA cell: it always has CUDA") or
                          (count == 0 and "the run has no CUDA"),
         "not_on_sim": not device.startswith("sim") and f"{device} is not the simulated device",
+        "no_c10d_gloo": fingerprint.get("c10d_gloo") is not False and
+                        "the run's fingerprint does not say c10d Gloo is absent",
     }.get(code) or None
 
 

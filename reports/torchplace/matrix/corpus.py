@@ -80,10 +80,20 @@ def fold(corpus, new_entries):
     merged = {key(e): e for e in corpus["entries"]}
     for entry in new_entries:
         merged.setdefault(key(entry), entry)
-    version_key = lambda v: tuple(int(p) for p in v.split("."))  # noqa: E731
-    corpus["entries"] = sorted(merged.values(),
-                               key=lambda e: (e["source"], version_key(e["version"]), e["message"]))
+    corpus["entries"] = sorted(merged.values(), key=entry_order)
     return corpus
+
+
+def version_order(version: str) -> tuple:
+    """Sort key: 1.13.1 before 2.6.0 before 2.14.1; a public report's 'unstated' last."""
+    parts = version.split(".")
+    if all(p.isdigit() for p in parts):
+        return (0, tuple(int(p) for p in parts))
+    return (1, version)
+
+
+def entry_order(entry: dict) -> tuple:
+    return (entry["source"], version_order(entry["version"]), entry["message"])
 
 
 def main(argv):

@@ -16,11 +16,18 @@ SCALER = "harness/fixes/grad_scaler.h"
 PREFETCHER = "harness/fixes/prefetcher.h"
 JUDGE = "harness/internal/expected_error.cpp"
 NAMING = "harness/naming.cpp"
+RUNNER = "harness/internal/cell_runner.cpp"
+NUMERIC = "harness/numeric.h"
 LABELS = "scenarios/forgotten_labels.cpp"
 INDICES = "scenarios/cpu_indices.cpp"
 BUFFERS = "scenarios/unregistered_buffers.cpp"
 CHECKPOINT = "scenarios/checkpoint_map_location.cpp"
 AMP = "scenarios/amp.cpp"
+SIM = "harness/sim/sim.cpp"
+SIM_FALLBACK = "harness/sim/fallback.cpp"
+TORCHSCRIPT = "scenarios/torchscript_load.cpp"
+SCENARIO_API = "harness/scenario.cpp"
+DDP = "scenarios/ddp.cpp"
 
 
 def cpu_cells(scenario, *parts):
@@ -130,4 +137,64 @@ MUTATIONS = [
     # One product of the axes: the named axis varies slowest (the host cache's one size at a time).
     m("product_ignores_slowest", NAMING, "std::rotate(order.begin(), it, it + 1);", "(void)it;",
       [(H, "Naming.*")]),
+    # The classifier's wrappers and families (harness/error_class.cpp, message_families.cpp),
+    # held by the corpus of real messages and the near misses (harness/messages/).
+    m("interpreter_wrapper_kept", "harness/error_class.cpp",
+      "const std::string inner = unwrap_interpreter(text);", "const std::string inner = text;",
+      [(H, "MessageCorpus.*:CoreMessage.*")]),
+    m("python_exception_name_kept", "harness/error_class.cpp",
+      "if (std::regex_search(text, found, python_class_prefix()) ||", "if (false ||",
+      [(H, "MessageCorpus.*:CoreMessage.*")]),
+    m("any_op_without_a_cuda_kernel_is_a_missing_backend", "harness/message_families.cpp",
+      "R\"(^Could not run 'aten::(empty|empty\\.memory_format|empty_strided|_pin_memory)' with",
+      "R\"(^Could not run '[\\w:.]+' with", [(H, "MessageCorpus.NoNearMissClassifies")]),
+    m("conv_types_not_compared", "harness/message_families.cpp",
+      "weight|bias) type \\(\\1[A-Z]\\w*\\) should be the same", "weight|bias) type \\(NEVER",
+      [(H, "MessageCorpus.EveryEntryClassifiesToItsExpectedClass")]),
+    # tp::sim (issue 27): a second simulated device aliased to the first (every allocation tagged
+    # index 0), and the 0-dim CPU exemption applied to every operator again.
+    m("sim_device_index_dropped", SIM,
+      "return {data, data, &c10::free_cpu, at_index(current_index())};",
+      "return {data, data, &c10::free_cpu, at_index(0)};",
+      [(H, "SimDevices.*"), (S, "multi_gpu.variant=in*devices=sim0+sim1")]),
+    m("sim_over_broad_exemption", SIM_FALLBACK,
+      "DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);",
+      "DeviceCheck device_check(schema, true);",
+      [(H, "SimExemptions.*"), (S, "scalar_operands.case=label_*device=sim0")]),
+    # TorchScript archives (scenarios/torchscript_load.cpp): the map, and a device baked into the
+    # code. Without a map the cuda:0-tagged archive is refused on a host without CUDA.
+    m("torchscript_map_dropped", TORCHSCRIPT,
+      "return torch::jit::load(archive.tagged_path, torch::kCPU);",
+      "return torch::jit::load(archive.tagged_path);",
+      [cpu_cells("torchscript_load", "case=map_to_cpu")], anchor="void map_to_cpu("),
+    m("torchscript_map_to_model_device_dropped", TORCHSCRIPT,
+      "torch::jit::load(path, cell.device());", "torch::jit::load(path);",
+      [cpu_cells("torchscript_load", "case=map_to_model_device")],
+      anchor="void map_to_model_device("),
+    m("torchscript_baked_device_fix_reverted", TORCHSCRIPT, 'times_ones_on("x.device")',
+      "times_ones_on(literal(traced_on(cell)))",
+      [cpu_cells("torchscript_load", "case=baked_device_fixed")]),
+    # TorchScript's errors that are not c10::Error (the interpreter's std::runtime_error, the
+    # compiler's ErrorReport) no longer judged: they escape the region and fail the cell.
+    m("torchscript_errors_not_judged", SCENARIO_API, "if (!interpreter && !compiler) throw;",
+      "throw;", [(H, "ExpectedError.TorchScript*"),
+                 cpu_cells("torchscript_load", "case=missing_code")]),
+    # Issue 26: the runner enforces the judge (bad cells through the real runner, in a child
+    # process: harness/tests/runner_end_to_end_test.cpp), TP_EXPECT_CLOSE fails NaN, and the
+    # GradScaler finds an inf in any one of several parameters.
+    m("runner_notes_unexpected_error", RUNNER,
+      "if (const auto why = unexpected_error(record)) ADD_FAILURE() << *why;",
+      "if (const auto why = unexpected_error(record)) cell.note(*why);",
+      [(H, "RunnerEndToEnd.*")]),
+    m("expect_close_passes_nan", NUMERIC, "EXPECT_LE(tp_ratio_, 1.0)",
+      "EXPECT_FALSE(tp_ratio_ > 1.0)", [(H, "ExpectClose.*")]),
+    m("found_inf_overwritten", SCALER, "if (!found_inf) found_inf = !torch::isfinite",
+      "found_inf = !torch::isfinite", [(H, "GradScaler.*")]),
+    # Data-parallel training (scenarios/ddp.cpp), killed on the CPU column.
+    m("ddp_rank_map_dropped", DDP, "torch::load(model, path, device); });",
+      "torch::load(model, path); });", [cpu_cells("ddp", "variant=checkpoint_with_rank_map")]),
+    m("ddp_allreduce_skipped", DDP, "group.allreduce(flat)->wait();", "",
+      [cpu_cells("ddp", "variant=each_rank_on_its_device")]),
+    m("ddp_average_not_divided", DDP, "flat[0].div_(kWorld);", "",
+      [cpu_cells("ddp", "variant=each_rank_on_its_device")]),
 ]

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Tests written to kill generated mutants of the gate that survived every other test
+(torchplace.mutation.generated; ci/mutation/README.md "Generated mutants"). Each names the
+mutant it was seen to kill. Input files are made here and say that they are synthetic."""
+import contextlib
+import io
+import json
+import os
+import tempfile
+import unittest
+from unittest import mock
+
+from torchplace.gate import behaviour, cli, report
+from torchplace.schema import InputError
+
+
+def write_json(folder, name, doc):
+    path = os.path.join(folder, name)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(doc, handle)
+    return path
+
+
+class ExpectationsFile(unittest.TestCase):
+    CELL = {"outcome": "success", "error_class": None, "category": "passed"}
+
+    def test_a_wrong_schema_is_refused(self):
+        # kills reports/torchplace/gate/behaviour.py:71:delete_branch:0 (and :delete_stmt:0)
+        with tempfile.TemporaryDirectory() as folder:
+            path = write_json(
+                folder,
+                "expectations.json",
+                {
+                    "schema": "torchplace.expectations/0",
+                    "synthetic": True,
+                    "cells": {"demo/device=cpu": self.CELL},
+                },
+            )
+            with self.assertRaises(InputError) as raised:
+                behaviour.load_expectations(path)
+            self.assertIn("schema", str(raised.exception))
+
+    def test_the_right_schema_loads(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = write_json(
+                folder,
+                "expectations.json",
+                {
+                    "schema": behaviour.EXPECTATIONS_SCHEMA,
+                    "synthetic": True,
+                    "cells": {"demo/device=cpu": self.CELL},
+                },
+            )
+            self.assertEqual(behaviour.load_expectations(path), {"demo/device=cpu": self.CELL})
+
+
+class ToolErrorOutsideMain(unittest.TestCase):
+    def test_it_exits_3_and_says_what_failed(self):
+        # kills reports/torchplace/gate/cli.py:148:delete_stmt:0 (the message dropped)
+        stderr = io.StringIO()
+        failing = mock.patch.object(cli, "main", side_effect=RuntimeError("synthetic failure"))
+        with failing, contextlib.redirect_stderr(stderr), self.assertRaises(SystemExit) as exited:
+            cli.run([])
+        self.assertEqual(exited.exception.code, report.EXIT_INPUT)
+        self.assertIn("tool error RuntimeError: synthetic failure (exit 3", stderr.getvalue())
+        self.assertNotIn("Traceback", stderr.getvalue())
+
+
+class PValueColumn(unittest.TestCase):
+    def test_a_missing_p_reads_n_a_and_a_value_two_digits(self):
+        # kills reports/torchplace/gate/report.py:21:delete_stmt:0 (the summary printed "None")
+        self.assertEqual(report._p(None), "n/a")
+        self.assertEqual(report._p(0.01234), "0.012")
+
+
+class BehaviourSummary(unittest.TestCase):
+    # A synthetic behaviour section: one regression, nothing new or skipped.
+    SECTION = {
+        "results": "out/run/results.json",
+        "expectations": "ci/gate/expectations.json",
+        "compared": 1,
+        "skipped": [],
+        "new": [],
+        "categories": {"failed": 1},
+        "regressions": [
+            {
+                "id": "demo/case=x/device=cpu",
+                "kind": "started_failing",
+                "expected": {"outcome": "success", "error_class": None},
+                "observed": {"outcome": "success", "error_class": None, "category": "failed"},
+                "detail": "synthetic | detail",
+            }
+        ],
+    }
+
+    def test_each_regression_has_its_row(self):
+        # kills reports/torchplace/gate/report.py:40:delete_stmt:0 (the table without rows)
+        rows = [
+            line
+            for line in report._behaviour_lines(self.SECTION)
+            if line.startswith("| `demo/case=x/device=cpu` |")
+        ]
+        self.assertEqual(len(rows), 1)
+        self.assertIn("started_failing", rows[0])
+        self.assertIn("synthetic \\| detail", rows[0])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,68 @@
+// TP_EXPECT_CLOSE must fail what it cannot call close: a NaN or an inf on either side, a value
+// beyond the tolerance, and pass a value within it. Its failures are caught with GoogleTest's
+// own reporter interception, so that this test sees them without failing itself.
+#include <torchplace/numeric.h>
+
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace tp {
+namespace {
+
+constexpr double kRtol = 1e-5;
+constexpr double kAtol = 1e-8;
+const double kNan = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+// How many failures TP_EXPECT_CLOSE(actual, reference) reports.
+int failures_of(const torch::Tensor& actual, const torch::Tensor& reference) {
+  ::testing::TestPartResultArray results;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    [&] { TP_EXPECT_CLOSE(actual, reference, kRtol, kAtol); }();
+  }
+  int failed = 0;
+  for (int index = 0; index < results.size(); ++index) {
+    if (results.GetTestPartResult(index).failed()) ++failed;
+  }
+  return failed;
+}
+
+torch::Tensor reference() { return torch::tensor({1.0, 2.0, 3.0}, torch::kFloat64); }
+
+TEST(ExpectClose, PassesWithinTheTolerance) {
+  EXPECT_EQ(failures_of(reference() * (1 + kRtol / 2), reference()), 0);
+  EXPECT_EQ(failures_of(reference().to(torch::kFloat32), reference()), 0);
+}
+
+TEST(ExpectClose, FailsBeyondTheTolerance) {
+  EXPECT_EQ(failures_of(reference() * (1 + 3 * kRtol), reference()), 1);
+}
+
+TEST(ExpectClose, FailsANanOutput) {
+  EXPECT_EQ(failures_of(torch::tensor({1.0, kNan, 3.0}, torch::kFloat64), reference()), 1);
+  EXPECT_EQ(failures_of(torch::full({3}, kNan, torch::kFloat32), reference()), 1);
+}
+
+TEST(ExpectClose, FailsAnInfOutputOfEitherSign) {
+  for (const double inf : {kInf, -kInf}) {
+    EXPECT_EQ(failures_of(torch::tensor({1.0, 2.0, inf}, torch::kFloat64), reference()), 1) << inf;
+  }
+}
+
+TEST(ExpectClose, FailsANanOrInfReference) {
+  EXPECT_EQ(failures_of(reference(), torch::tensor({kNan, 2.0, 3.0}, torch::kFloat64)), 1);
+  // inf against inf: their difference is NaN, never "close"
+  const torch::Tensor infs = torch::tensor({kInf, 2.0, 3.0}, torch::kFloat64);
+  EXPECT_EQ(failures_of(infs, infs), 1);
+}
+
+TEST(ExpectClose, FailsOtherSizes) {
+  EXPECT_EQ(failures_of(torch::ones({2}), torch::ones({3})), 1);
+}
+
+}  // namespace
+}  // namespace tp

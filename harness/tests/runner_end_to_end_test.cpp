@@ -1,0 +1,98 @@
+// The runner end to end: the probe suite (runner_probe/bad_cells.cpp) goes through the real cell
+// runner and test main in a child process, with a deadline, and its results file must say that
+// every bad cell failed, with the judge's reason, and that the control passed. The judge's unit
+// tests (expected_error_test.cpp) cannot see a runner that ignores the judge's verdict.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <torchplace/temp_dir.h>
+
+namespace tp {
+namespace {
+
+constexpr int kDeadlineS = 120;  // the probe loads LibTorch and runs five cells: ~2 s
+constexpr int kExitFailed = 1;   // gtest_main.cpp: a test failed
+
+struct ProbeRun {
+  int exit_code = -1;
+  std::string output;
+  std::map<std::string, nlohmann::json> cells;  // by case name
+};
+
+// Runs the probe's cpu cells under `timeout`, and reads the results file it writes.
+ProbeRun run_probe() {
+  TempDir dir("runner_end_to_end");
+  const std::string results = dir.file("results.json");
+  const std::string command = "timeout -k 5 " + std::to_string(kDeadlineS) + " '" +
+                              TORCHPLACE_RUNNER_PROBE +
+                              "' --gtest_filter='runner_probe.*device=cpu'" +
+                              " --torchplace_results='" + results + "' 2>&1";
+  ProbeRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  while (fgets(buffer, sizeof buffer, pipe) != nullptr) run.output += buffer;
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(results);
+  if (!in) return run;
+  const nlohmann::json doc = nlohmann::json::parse(in);  // kept: the loop reads into it
+  for (const nlohmann::json& cell : doc.at("cells")) {
+    run.cells[cell.at("axes").at("case").get<std::string>()] = cell;
+  }
+  return run;
+}
+
+const ProbeRun& probe() {
+  static const ProbeRun run = run_probe();
+  return run;
+}
+
+// The cell failed, and its reason holds `why` (the judge's or the runner's words).
+void expect_failed(const std::string& name, const std::string& why) {
+  const auto found = probe().cells.find(name);
+  ASSERT_NE(found, probe().cells.end()) << name << " not in the results; output:\n"
+                                        << probe().output;
+  const nlohmann::json& cell = found->second;
+  EXPECT_EQ(cell.at("status"), "fail") << name << ": " << cell.dump(2);
+  EXPECT_EQ(cell.at("category"), "failed") << name;
+  EXPECT_NE(cell.at("reason").get<std::string>().find(why), std::string::npos)
+      << name << ": reason lacks '" << why << "': " << cell.at("reason");
+}
+
+TEST(RunnerEndToEnd, TheProbeRanEveryCpuCellAndFailed) {
+  EXPECT_EQ(probe().exit_code, kExitFailed) << probe().output;
+  EXPECT_EQ(probe().cells.size(), 5u) << probe().output;
+}
+
+TEST(RunnerEndToEnd, TheControlPasses) {
+  const auto found = probe().cells.find("raises_as_expected");
+  ASSERT_NE(found, probe().cells.end()) << probe().output;
+  EXPECT_EQ(found->second.at("status"), "pass") << found->second.dump(2);
+  EXPECT_EQ(found->second.at("category"), "expected_error");
+}
+
+TEST(RunnerEndToEnd, AnErrorWhilePreparingFails) {
+  expect_failed("raises_while_preparing", "error while preparing");
+}
+
+TEST(RunnerEndToEnd, AnErrorOfTheWrongClassFails) {
+  expect_failed("raises_the_wrong_class", "expected DeviceMismatch");
+}
+
+TEST(RunnerEndToEnd, AnErrorAboutTheWrongArgumentFails) {
+  expect_failed("names_the_wrong_argument", "about argument 'index', expected 'target'");
+}
+
+TEST(RunnerEndToEnd, NoErrorWhereOneIsExpectedFails) {
+  expect_failed("raises_nothing", "ran without error");
+}
+
+}  // namespace
+}  // namespace tp

@@ -1,0 +1,59 @@
+// Cells the real runner (internal/cell_runner.cpp, internal/expected_error.cpp) must fail, and one
+// it must pass, built into their own suite: torchplace_runner_probe. It is not a CTest suite of
+// its own (its cells are meant to fail); runner_end_to_end_test.cpp runs it as a child process
+// and reads its verdicts. The bodies run on every device axis value; the driver selects the cpu
+// cells. The device mismatches are genuine (meta and CPU tensors in one add); the argument-naming
+// message is LibTorch's ~2.8 wording, raised by hand (no CPU-only op names an argument).
+#include <torch/torch.h>
+
+#include <torchplace/scenario.h>
+
+namespace tp::runner_probe {
+namespace {
+
+// As PyTorch's codegen words it (aten/src/ATen/core/adaption.cpp), for index_select on CUDA.
+constexpr const char* kIndexNamed =
+    "Expected all tensors to be on the same device, but got index is on cpu, different from "
+    "other tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)";
+
+void add_meta_to_cpu() { (void)torch::add(torch::ones({2}, torch::kMeta), torch::ones({2})); }
+
+// The control: the statement under test raises the expected DeviceMismatch.
+void raises_as_expected(Cell& cell) { cell.under_test("add", add_meta_to_cpu); }
+
+// The same mismatch, raised before the statement under test (a model never moved).
+void raises_while_preparing(Cell& cell) {
+  add_meta_to_cpu();
+  cell.under_test("add", add_meta_to_cpu);
+}
+
+// The statement under test raises, but a shape error, not a DeviceMismatch.
+void raises_the_wrong_class(Cell& cell) {
+  cell.under_test("mm", [] { return torch::mm(torch::ones({2, 2}), torch::ones({3, 3})); });
+}
+
+// A DeviceMismatch about `index` where the cell expects one about `target`.
+void names_the_wrong_argument(Cell& cell) {
+  cell.under_test("index_select", [] { TORCH_CHECK(false, kIndexNamed); });
+}
+
+// Nothing raises where a DeviceMismatch is expected.
+void raises_nothing(Cell& cell) {
+  cell.under_test("add", [] { return torch::ones({2}) + 1; });
+}
+
+Expect mismatch(const CellSpec&) { return Expect::error(ErrorClass::kDeviceMismatch); }
+Expect mismatch_on_target(const CellSpec&) {
+  return Expect::error(ErrorClass::kDeviceMismatch).naming("target");
+}
+
+TP_SCENARIO(runner_probe)
+    .cases("case", {{"raises_as_expected", raises_as_expected, mismatch},
+                    {"raises_while_preparing", raises_while_preparing, mismatch},
+                    {"raises_the_wrong_class", raises_the_wrong_class, mismatch},
+                    {"names_the_wrong_argument", names_the_wrong_argument, mismatch_on_target},
+                    {"raises_nothing", raises_nothing, mismatch}})
+    .on(DeviceAxis::kEach);
+
+}  // namespace
+}  // namespace tp::runner_probe

@@ -1,0 +1,155 @@
+// tp::sim's devices: N of them (2 by default), each tensor keeping its index, a current device
+// per thread, and an index past the count refused, never aliased to another device.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include <torchplace/compat.h>
+#if TP_TORCH_AT_LEAST(2, 1)
+#include <ATen/detail/PrivateUse1HooksInterface.h>
+#endif
+
+#include <torchplace/sim/sim.h>
+#include "error_class.h"
+#include "internal/expected_error.h"
+
+namespace sim_devices_test {  // unity-built with the other harness tests
+namespace {
+
+std::string message_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const c10::Error& error) {
+    return error.what_without_backtrace();
+  }
+  return "";
+}
+
+c10::DeviceIndex current_index() {
+  return c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1)->getDevice().index();
+}
+
+// The count the process was started with: TORCHPLACE_SIM_DEVICES, else 2 (sim.h).
+TEST(SimDevices, CountFollowsTheEnvironment) {
+  const char* text = std::getenv("TORCHPLACE_SIM_DEVICES");
+  EXPECT_EQ(tp::sim::device_count(), text == nullptr ? 2 : std::atoi(text));
+  EXPECT_EQ(c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1)->deviceCount(),
+            tp::sim::device_count());
+  EXPECT_EQ(tp::sim::device(), tp::sim::device(0));
+}
+
+TEST(SimDevices, EachAllocationKeepsItsIndex) {
+  const torch::Device second = tp::sim::device(1);
+  EXPECT_EQ(tp::sim::label(second), "sim:1");
+  const torch::Tensor host = torch::arange(6, torch::kFloat);
+  EXPECT_EQ(host.to(second).device(), second) << "tensor.to(sim:1)";
+  EXPECT_EQ(torch::empty({3}, torch::TensorOptions().device(second)).device(), second);
+  EXPECT_EQ(host.to(second).to(tp::sim::device(0)).device(), tp::sim::device(0));
+  torch::nn::Linear model(3, 2);
+  model->to(second);
+  EXPECT_EQ(model->weight.device(), second) << "Module::to(sim:1)";
+  const torch::Tensor output = model(torch::ones({1, 3}).to(second));
+  EXPECT_EQ(output.device(), second) << "the fallback's outputs on the inputs' device";
+  EXPECT_TRUE(torch::equal(host.to(second).cpu(), host));
+  EXPECT_EQ(current_index(), 0) << "allocating on sim:1 left the current device changed";
+}
+
+TEST(SimDevices, AnIndexPastTheCountIsRefusedByName) {
+  const int past = tp::sim::device_count();
+  const std::string named = "sim:" + std::to_string(past);
+  EXPECT_NE(message_of([&] { tp::sim::device(past); }).find(named), std::string::npos);
+  const torch::Device beyond(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(past));
+  const std::string to = message_of([&] { torch::ones({2}).to(beyond); });
+  EXPECT_NE(to.find(named), std::string::npos) << "tensor.to: '" << to << "'";
+  const std::string empty = message_of([&] { torch::empty({2}, beyond); });
+  EXPECT_NE(empty.find(named), std::string::npos) << "torch::empty: '" << empty << "'";
+  EXPECT_NE(message_of([&] { tp::sim::device(-1); }), "");
+}
+
+TEST(SimDevices, TheGuardKeepsACurrentDevicePerThread) {
+  auto* guard_impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1);
+  ASSERT_EQ(current_index(), 0);
+  {
+    const c10::DeviceGuard guard(tp::sim::device(1));
+    EXPECT_EQ(current_index(), 1);
+    EXPECT_EQ(
+        torch::empty({2}, torch::TensorOptions().device(c10::DeviceType::PrivateUse1)).device(),
+        tp::sim::device(1))
+        << "a device without an index is the current one";
+    c10::DeviceIndex other_thread = -1;
+    std::thread([&] { other_thread = current_index(); }).join();
+    EXPECT_EQ(other_thread, 0) << "the current device leaked into another thread";
+    EXPECT_EQ(guard_impl->exchangeDevice(tp::sim::device(0)), tp::sim::device(1));
+    EXPECT_EQ(current_index(), 0);
+    guard_impl->setDevice(tp::sim::device(1));
+  }
+  EXPECT_EQ(current_index(), 0) << "the guard did not restore the device";
+  const std::string refused =
+      message_of([&] { guard_impl->setDevice(c10::Device(c10::DeviceType::PrivateUse1, 9)); });
+  EXPECT_NE(refused.find("sim:9"), std::string::npos) << refused;
+}
+
+// The mistake two GPUs show: the model on one device, its input on the other.
+TEST(SimDevices, ModelOnZeroInputOnOneRaisesDeviceMismatch) {
+  torch::nn::Linear model(4, 2);
+  model->to(tp::sim::device(0));
+  const torch::Tensor input = torch::randn({3, 4}).to(tp::sim::device(1));
+  const std::string message = message_of([&] { model(input); });
+  EXPECT_EQ(tp::classify(message), tp::ErrorClass::kDeviceMismatch) << message;
+  EXPECT_EQ(tp::named_argument(message), "mat1") << message;
+}
+
+// Issue 26: where the fallback puts what the CPU kernel returns, on every version: fresh outputs
+// on the inputs' simulated device (also when the first argument is a CPU scalar), in-place
+// results are the tensor given.
+TEST(SimDevices, OutputsLandOnTheInputsDevice) {
+  const torch::Device second = tp::sim::device(1);
+  torch::Tensor x = torch::randn({3, 3}).to(second);
+  EXPECT_EQ(torch::mm(x, x).device(), second);
+  EXPECT_EQ((torch::tensor(2.0f) + x).device(), second) << "a CPU scalar as first argument";
+  const auto [values, indices] = torch::max(x, 0);
+  EXPECT_EQ(values.device(), second);
+  EXPECT_EQ(indices.device(), second);
+  const torch::Tensor& same = x.add_(1.0);
+  EXPECT_TRUE(same.is_same(x)) << "in-place: not the tensor given";
+  EXPECT_EQ(same.device(), second);
+}
+
+// README: copies are synchronous whatever non_blocking says; each device has its default stream.
+TEST(SimDevices, CopiesAreSynchronousAndStreamsDefault) {
+  const torch::Device second = tp::sim::device(1);
+  const torch::Tensor host = torch::arange(4096, torch::kFloat);
+  const torch::Tensor back = host.to(second, /*non_blocking=*/true).to(torch::kCPU, true);
+  EXPECT_TRUE(torch::equal(back, host)) << "read back before any synchronize";
+  auto* guard_impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1);
+  EXPECT_EQ(guard_impl->getStream(second), c10::Stream(c10::Stream::DEFAULT, second));
+}
+
+// README: the 2.x hooks cannot tell where a pointer was made; they answer the current device.
+TEST(SimDevices, DeviceFromPointerIsTheCurrentDevice) {
+#if TP_TORCH_AT_LEAST(2, 1)
+  const torch::Tensor on_second = torch::ones({2}).to(tp::sim::device(1));
+  EXPECT_EQ(at::GetPrivateUse1HooksInterface()->getDeviceFromPtr(on_second.data_ptr()),
+            tp::sim::device(0));
+#else
+  GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " has no PrivateUse1 hooks interface (2.1+)";
+#endif
+}
+
+TEST(SimDevices, SetDeviceCount) {
+  const int before = tp::sim::device_count();
+  tp::sim::set_device_count(3);
+  EXPECT_EQ(torch::ones({1}).to(tp::sim::device(2)).device().index(), 2);
+  tp::sim::set_device_count(before);
+  EXPECT_NE(message_of([] { tp::sim::set_device_count(0); }), "");
+  EXPECT_NE(message_of([] { tp::sim::set_device_count(17); }), "");
+  EXPECT_EQ(tp::sim::device_count(), before);
+}
+
+}  // namespace
+}  // namespace sim_devices_test

@@ -1,0 +1,176 @@
+// tp::sim's device check against LibTorch's own rule, per version (harness/sim/device_checks.inc,
+// generated from each version's native_functions.yaml): an operator whose CUDA wrapper checks
+// (the default) refuses a 0-dim CPU tensor; a NoCheck TensorIterator operator takes it as a
+// scalar; masked_fill_ checks its mask as CUDA's kernel does. Also the differences from CUDA that
+// harness/sim/README.md lists, each asserted as the sim behaves.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <torchplace/sim/sim.h>
+#include "error_class.h"
+#include "internal/expected_error.h"
+
+namespace sim_exemptions_test {  // unity-built with the other harness tests
+namespace {
+
+#define TP_SIM_NOCHECK(...)
+#include "sim/device_checks.inc"
+#undef TP_SIM_NOCHECK
+
+struct Listed {
+  const char* name;
+  const char* overload;
+  std::vector<int> present;  // per version of TP_SIM_DEVICE_CHECK_VERSION_LIST
+};
+
+const std::vector<Listed>& table() {
+  static const std::vector<Listed> rows = {
+#define TP_SIM_NOCHECK(name, overload, comment, ...) {name, overload, {__VA_ARGS__}},
+#include "sim/device_checks.inc"
+#undef TP_SIM_NOCHECK
+  };
+  return rows;
+}
+
+// The column of the installed LibTorch, or -1 when the table has none for its major.minor.
+int installed_column() {
+  const std::vector<std::string> versions = {TP_SIM_DEVICE_CHECK_VERSION_LIST};
+  const std::string installed =
+      std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + ".";
+  for (size_t index = 0; index < versions.size(); ++index) {
+    if (versions[index].rfind(installed, 0) == 0) return static_cast<int>(index);
+  }
+  return -1;
+}
+
+std::string message_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const c10::Error& error) {
+    return error.what_without_backtrace();
+  }
+  return "";
+}
+
+// The table must have the installed version's column, and every operator it lists as NoCheck
+// there must exist in the installed dispatcher (a renamed or removed overload is a stale table).
+TEST(SimExemptions, TheTableMatchesTheInstalledLibTorch) {
+  const int column = installed_column();
+  ASSERT_GE(column, 0) << "device_checks.inc has no column for LibTorch " << TORCH_VERSION
+                       << ": regenerate it with harness/sim/device_checks.py";
+  int listed = 0;
+  for (const Listed& row : table()) {
+    if (!row.present.at(column)) continue;
+    ++listed;
+    const c10::OperatorName name(std::string("aten::") + row.name, row.overload);
+    EXPECT_TRUE(c10::Dispatcher::singleton().findSchema(name).has_value())
+        << "listed NoCheck for " << TORCH_VERSION << " but not in its dispatcher: " << name;
+  }
+  EXPECT_GT(listed, 500) << "too few NoCheck operators for this version: a parse went wrong";
+}
+
+// nll_loss_forward's CUDA wrapper checks `target`: a 0-dim CPU label (a per-sample loop) raises.
+TEST(SimExemptions, AZeroDimCpuTargetIntoTheLossesRaises) {
+  const torch::Tensor logits = torch::randn({5}).to(tp::sim::device());
+  const torch::Tensor label = torch::tensor(2);  // 0-dim, CPU
+  for (const std::string loss : {"cross_entropy", "nll_loss"}) {
+    const std::string message = message_of([&] {
+      if (loss == "nll_loss")
+        torch::nll_loss(torch::log_softmax(logits, 0), label);
+      else
+        torch::nn::functional::cross_entropy(logits, label);
+    });
+    EXPECT_EQ(tp::classify(message), tp::ErrorClass::kDeviceMismatch) << loss << ": " << message;
+    EXPECT_EQ(tp::named_argument(message), "target") << loss << ": " << message;
+    EXPECT_NE(message.find("wrapper_SIM_nll_loss"), std::string::npos) << message;
+  }
+  const torch::Tensor weight = torch::randn({4, 3}).to(tp::sim::device());
+  EXPECT_EQ(tp::named_argument(message_of([&] { weight.index_select(0, torch::tensor(3)); })),
+            "index");
+}
+
+// NoCheck TensorIterator operators: CUDA's TensorIterator takes a 0-dim CPU input as a scalar.
+TEST(SimExemptions, TensorIteratorOpsTakeAZeroDimCpuScalar) {
+  const torch::Tensor x = torch::randn({3}).to(tp::sim::device());
+  EXPECT_EQ((x * torch::tensor(2.0f)).device(), tp::sim::device());
+  EXPECT_EQ((torch::tensor(2.0f) + x).device(), tp::sim::device()) << "a CPU scalar first";
+  EXPECT_EQ(tp::classify(message_of([&] { x + torch::randn({3}); })),
+            tp::ErrorClass::kDeviceMismatch)
+      << "a CPU tensor of one dimension is no scalar";
+}
+
+// Structured operators (lerp, addcmul, clamp) first run LibTorch's generic kernel on the sim
+// (CompositeExplicitAutogradNonFunctional), whose meta function builds the TensorIterator with the
+// operator's own configuration, as CUDA's does: these refuse a 0-dim CPU tensor, as on CUDA.
+TEST(SimExemptions, StructuredOpsRunTheirOwnTensorIteratorCheck) {
+  const torch::Tensor a = torch::randn({3}).to(tp::sim::device());
+  const torch::Tensor b = torch::randn({3}).to(tp::sim::device());
+  const torch::Tensor scalar = torch::tensor(0.5f);  // 0-dim, CPU
+  EXPECT_EQ(tp::classify(message_of([&] { torch::lerp(a, b, scalar); })),
+            tp::ErrorClass::kDeviceMismatch)
+      << "lerp's weight";
+  EXPECT_EQ(tp::classify(message_of([&] { torch::addcmul(a, b, scalar); })),
+            tp::ErrorClass::kDeviceMismatch)
+      << "addcmul's tensor2";
+  EXPECT_EQ(tp::classify(message_of([&] { torch::clamp(a, scalar); })),
+            tp::ErrorClass::kDeviceMismatch)
+      << "clamp's min";
+}
+
+// README difference: binary_cross_entropy is NoCheck (TensorIterator) and not structured; CUDA's
+// kernel (Loss.cu, binary_cross_entropy_out_cuda) builds its TensorIterator without
+// allow_cpu_scalars, so it refuses a 0-dim CPU target. The sim cannot see that configuration and
+// lets the target through as a scalar.
+TEST(SimExemptions, BinaryCrossEntropyTakesAZeroDimCpuTargetUnlikeCuda) {
+  const torch::Tensor probability = torch::full({}, 0.25f).to(tp::sim::device());
+  const torch::Tensor loss = torch::binary_cross_entropy(probability, torch::tensor(1.0f));
+  EXPECT_EQ(loss.device(), tp::sim::device());
+  EXPECT_NEAR(loss.cpu().item<float>(), -std::log(0.25f), 1e-6);
+}
+
+// masked_fill_ is NoCheck: CUDA's kernel (masked_fill__cuda) refuses a mask on another device
+// with its own message, and reads a 0-dim value tensor from anywhere.
+TEST(SimExemptions, MaskedFillChecksItsMaskAsCudaDoes) {
+  const torch::Tensor scores = torch::zeros({2, 2}).to(tp::sim::device());
+  const torch::Tensor mask = torch::ones({2, 2}, torch::kBool).triu(1);  // CPU
+  const std::string message = message_of([&] { scores.masked_fill(mask, -1.0); });
+  EXPECT_EQ(message.rfind("expected self and mask to be on the same device, but got mask on cpu "
+                          "and self on ",
+                          0),
+            0u)
+      << message;
+  EXPECT_EQ(tp::classify(message), tp::ErrorClass::kDeviceMismatch) << message;
+  const torch::Tensor filled = scores.masked_fill(mask.to(tp::sim::device()), torch::tensor(-1.0f));
+  EXPECT_EQ(filled.device(), tp::sim::device());
+  EXPECT_EQ(filled.cpu().sum().item<float>(), -1.0f);
+}
+
+// README difference: keyword-only tensor arguments are not checked by the wrapper (torchgen), and
+// the sim does not run CUDA's kernel, whose own checks (searchsorted's sorter) it therefore misses.
+TEST(SimExemptions, KeywordOnlyTensorsAreNotChecked) {
+  const torch::Tensor sorted = torch::tensor({1.0f, 2.0f, 3.0f}).to(tp::sim::device());
+  const torch::Tensor values = torch::tensor({2.5f}).to(tp::sim::device());
+  const torch::Tensor sorter = torch::tensor({0, 1, 2});  // CPU, keyword-only
+  const torch::Tensor found =
+      torch::searchsorted(sorted, values, false, false, c10::nullopt, sorter);
+  EXPECT_EQ(found.cpu().item<int64_t>(), 2);
+}
+
+// README: dtypes follow the CPU's kernels, not CUDA's: half matmul fails on sim exactly where it
+// fails on the CPU (1.13), and runs where the CPU runs it (2.x).
+TEST(SimExemptions, HalfMatmulFollowsTheCpu) {
+  const torch::Tensor half = torch::randn({2, 2}).to(torch::kHalf);
+  const std::string on_cpu = message_of([&] { torch::mm(half, half); });
+  const torch::Tensor on_sim = half.to(tp::sim::device());
+  const std::string sim = message_of([&] { torch::mm(on_sim, on_sim); });
+  EXPECT_EQ(on_cpu.empty(), sim.empty()) << "cpu: '" << on_cpu << "', sim: '" << sim << "'";
+}
+
+}  // namespace
+}  // namespace sim_exemptions_test

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""torchplace explain on real logs (fixtures/explain/logs.json: a Python traceback and C++
+programs' output from public reports, and one observed here), through the C++ classifier
+($TORCHPLACE_CLASSIFY, set by CTest to the built torchplace_classify), and its exit codes."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from torchplace import schema
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "explain" / "logs.json"
+
+
+def explain(*args, stdin=""):
+    run = subprocess.run(
+        [sys.executable, "-m", "torchplace.explain", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return run.returncode, run.stdout, run.stderr
+
+
+class RealLogs(unittest.TestCase):
+    def setUp(self):
+        if not os.environ.get("TORCHPLACE_CLASSIFY"):
+            self.fail("TORCHPLACE_CLASSIFY is not set: run through CTest (report.explain)")
+        self.logs = json.loads(FIXTURES.read_text(encoding="utf-8"))["logs"]
+
+    def test_each_log_gets_its_class_fix_and_exit_code(self):
+        for log in self.logs:
+            with self.subTest(log=log["name"]):
+                code, out, err = explain("--json", stdin=log["text"])
+                self.assertEqual(code, log["exit"], out + err)
+                doc = json.loads(out)
+                self.assertEqual([e["class"] for e in doc["errors"]], log["classes"])
+                first = doc["errors"][0]
+                self.assertEqual(first["line"], log["line"])
+                if log["fix_mentions"]:
+                    self.assertIn(log["fix_mentions"], first["covered_by"][0]["fix"])
+                    self.assertTrue(first["family"]["versions"])
+                else:
+                    self.assertIsNone(first["family"])
+
+    def test_text_output_names_what_the_message_names(self):
+        log = next(log for log in self.logs if log["name"] == "python_traceback")
+        code, out, _ = explain(stdin=log["text"])
+        self.assertEqual(code, schema.EXIT_OK)
+        self.assertIn("devices cuda:0, cpu", out)
+        self.assertIn("scenario: forgotten_labels (scenarios/forgotten_labels.cpp", out)
+
+    def test_a_file_argument_reads_the_same(self):
+        log = self.logs[1]
+        with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as handle:
+            handle.write(log["text"])
+        try:
+            code, out, _ = explain("--json", handle.name)
+        finally:
+            os.unlink(handle.name)
+        self.assertEqual(code, 0)
+        self.assertEqual(json.loads(out)["errors"][0]["class"], "CorruptArchive")
+
+    def test_one_bare_message_without_any_marker(self):
+        code, out, _ = explain(
+            "--json", stdin="Input, output and indices must be on the current device\n"
+        )
+        self.assertEqual(code, 0, out)
+        self.assertEqual(json.loads(out)["errors"][0]["covered_by"][0]["scenario"], "cpu_indices")
+
+    def test_the_same_error_from_every_rank_is_reported_once(self):
+        rank_lines = "".join(
+            f"[rank{r}]: RuntimeError: CUDA error: invalid device ordinal\n\n" for r in range(3)
+        )  # synthetic: torchrun's prefix on a real message
+        code, out, _ = explain("--json", stdin=rank_lines)
+        errors = json.loads(out)["errors"]
+        self.assertEqual((code, len(errors), errors[0]["occurrences"]), (0, 1, 3))
+
+
+class ExitCodes(unittest.TestCase):
+    def test_no_error_in_the_input_exits_3(self):
+        code, _, err = explain(stdin="synthetic log: epoch 1 loss 0.25\nepoch 2 loss 0.20\n")
+        self.assertEqual(code, schema.EXIT_INPUT)
+        self.assertIn("no LibTorch error found", err)
+
+    def test_empty_input_exits_3(self):
+        self.assertEqual(explain(stdin="")[0], schema.EXIT_INPUT)
+
+    def test_unreadable_file_exits_3(self):
+        code, _, err = explain("/nonexistent/torchplace-explain.log")
+        self.assertEqual(code, schema.EXIT_INPUT)
+        self.assertIn("cannot read", err)
+
+    def test_bad_arguments_exit_64(self):
+        self.assertEqual(explain("--nope")[0], schema.EXIT_USAGE)
+        self.assertEqual(explain("a.log", "b.log")[0], schema.EXIT_USAGE)
+
+    def test_a_missing_classifier_exits_3(self):
+        env = dict(os.environ, TORCHPLACE_CLASSIFY="/nonexistent/torchplace_classify")
+        run = subprocess.run(
+            [sys.executable, "-m", "torchplace.explain"],
+            input="x\n",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        self.assertEqual(run.returncode, schema.EXIT_INPUT)
+        self.assertIn("no classifier", run.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,384 @@
+"""Generated mutants (issue 26): standard operators applied to every line in scope (scope.py),
+each tried in a scratch copy, rebuilt where C++, and run against only the tests that can kill it.
+
+  python3 -m torchplace.mutation.generated [--lang cpp,py] [--only ID,...] [--files PATH,...]
+      [--sample SEED --budget-s N] [--limit N] [--list | --check] [--scratch DIR] [--out FILE]
+
+Mutant ids are `path:line:operator:index` (operators_cpp.py, operators_py.py), stable for an
+unchanged file. reports/torchplace/mutation/equivalents lists the ones that cannot be killed,
+each with a one-line reason; they are not run. --sample SEED orders the rest by a hash of the seed
+and the id (CI: the commit hash, so every submission meets other mutants) and stops starting new
+ones once --budget-s seconds have gone (the baseline build counts).
+Each mutant ends: killed (a selected test failed), timeout (a test ran past its deadline: counted
+as detected, listed apart), survived, or build_failure (the mutant does not compile: proves
+nothing, listed apart, never a kill).
+
+Exit codes: 0 no mutant survived that is not a recorded equivalent; 1 one did (named); 3 cannot
+judge (the unmutated copy fails its kill tests, no mutant was tried, an equivalent names no
+mutant, a crash of the tools); 4 the unmutated copy does not build; 64 bad arguments.
+"""
+import argparse
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from torchplace.mutation import operators_cpp, operators_py, scope
+from torchplace.mutation.run import CannotJudge, configure, sync_tree
+from torchplace.schema import EXIT_BUILD, EXIT_ENV, EXIT_FAIL, EXIT_OK, EXIT_USAGE, ROOT
+
+EQUIVALENTS = Path(__file__).with_name("equivalents")
+BUILD_TIMEOUT_S = 900  # one rebuild on a loaded 2-core runner
+TEST_TIMEOUT_S = 180  # the kill set of one mutant
+PY_TEST_TIMEOUT_S = 60  # one CTest test of a Python mutant
+
+
+def log(text: str) -> None:
+    print(f"generated: {text}", file=sys.stderr, flush=True)
+
+
+def generate(langs=("cpp", "py"), files=None) -> list:
+    """Every mutant in scope, in file then line order."""
+    mutants = []
+    for lang, table, module in (
+        ("cpp", scope.CPP, operators_cpp),
+        ("py", scope.PYTHON, operators_py),
+    ):
+        if lang not in langs:
+            continue
+        for path in table:
+            if files and path not in files:
+                continue
+            source = ROOT / path
+            if not source.is_file():
+                raise CannotJudge(EXIT_ENV, f"{path} is in scope.py but not in the tree")
+            mutants += module.mutants_of(path, source.read_text())
+    return mutants
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> dict:
+    """id -> reason, from lines `ID  reason` (# comments, blank lines ignored)."""
+    found = {}
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        ident, _, reason = line.strip().partition(" ")
+        if not reason.strip():
+            raise CannotJudge(EXIT_ENV, f"{path.name}:{number}: {ident} has no reason")
+        found[ident] = reason.strip()
+    return found
+
+
+def check_equivalents(mutants: list, equivalents: dict) -> None:
+    known = {mutant.id for mutant in mutants}
+    stale = sorted(set(equivalents) - known)
+    if stale:
+        raise CannotJudge(
+            EXIT_ENV,
+            f"equivalents name mutants that are not generated (a file "
+            f"changed? re-check them): {', '.join(stale[:10])}",
+        )
+
+
+def sample_order(mutants: list, seed: str) -> list:
+    return sorted(mutants, key=lambda m: hashlib.sha256(f"{seed}:{m.id}".encode()).hexdigest())
+
+
+def is_cpp(mutant) -> bool:
+    return mutant.path in scope.CPP
+
+
+def apply(text, mutant):
+    return (operators_cpp if is_cpp(mutant) else operators_py).apply(text, mutant)
+
+
+class Scratch:
+    """A scratch copy of the tree, configured once; builds and runs kill sets in it."""
+
+    def __init__(self, directory: Path, jobs: int, in_tree: Path = None):
+        self.jobs = jobs
+        if in_tree:  # CI: the checkout itself and its existing build; each file is restored
+            self.tree, self.build_dir = ROOT, in_tree
+            changed = subprocess.run(
+                ["git", "diff", "--quiet", "--", *scope.CPP, *scope.PYTHON], cwd=ROOT
+            ).returncode
+            if changed:
+                raise CannotJudge(
+                    EXIT_ENV,
+                    "--in-tree mutates the checkout: commit or stash the " "files in scope first",
+                )
+            if not (in_tree / "CMakeCache.txt").is_file():
+                raise CannotJudge(EXIT_ENV, f"--in-tree {in_tree}: not a configured build folder")
+            return
+        self.tree = directory / "tree"
+        self.build_dir = self.tree / "build" / "dev"
+        self.tree.mkdir(parents=True, exist_ok=True)
+        sync_tree(self.tree)
+        configure(self.tree, self.build_dir)
+
+    def build(self):
+        """(ok, output tail); a build past its deadline is not ok."""
+        args = [
+            "cmake",
+            "--build",
+            str(self.build_dir),
+            "-j",
+            str(self.jobs),
+            "--target",
+            scope.CPP_BINARY,
+        ]
+        try:
+            done = subprocess.run(args, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return False, f"build timed out after {BUILD_TIMEOUT_S} s"
+        return done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    def gtest(self, pattern: str):
+        """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test)."""
+        report = Path(tempfile.gettempdir()) / f"torchplace-generated-{os.getpid()}.json"
+        report.unlink(missing_ok=True)
+        binary = self.build_dir / "harness" / scope.CPP_BINARY
+        command = [str(binary), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=TEST_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return "timeout", f"past {TEST_TIMEOUT_S} s"
+        if not report.is_file():
+            return "fail", f"crashed (exit {done.returncode})"
+        failed, completed = [], 0
+        suites = json.loads(report.read_text())["testsuites"]
+        report.unlink()
+        for suite in suites:
+            for test in suite["testsuite"]:
+                completed += test.get("result") == "COMPLETED"
+                if test.get("failures"):
+                    failed.append(f"{suite['name']}.{test['name']}")
+        if failed or done.returncode != 0:
+            return "fail", ", ".join(failed) or f"exit {done.returncode}"
+        return ("pass", f"{completed} test(s)") if completed else ("empty", "no test ran")
+
+    def ctest(self, regex: str, exclude: str, stop_on_failure: bool):
+        args = [
+            "ctest",
+            "--test-dir",
+            str(self.build_dir),
+            "-R",
+            regex,
+            "--no-tests=error",
+            "--timeout",
+            str(PY_TEST_TIMEOUT_S),
+            "-j",
+            str(self.jobs),
+        ]
+        if exclude:
+            args += ["-E", exclude]
+        if stop_on_failure:
+            args.append("--stop-on-failure")
+        try:
+            done = subprocess.run(args, capture_output=True, text=True, timeout=TEST_TIMEOUT_S * 5)
+        except subprocess.TimeoutExpired:
+            return "timeout", "the CTest run passed its deadline"
+        output = done.stdout + done.stderr
+        if "No tests were found" in output:
+            return "empty", "no test matched"
+        if done.returncode == 0:
+            return "pass", output.strip().splitlines()[-1] if output.strip() else ""
+        failed = [
+            line.split(" - ")[-1]
+            for line in output.splitlines()
+            if "(Failed)" in line or "(Timeout)" in line or "(SEGFAULT)" in line
+        ]
+        if failed and all(
+            "(Timeout)" in line
+            for line in output.splitlines()
+            if line.strip().endswith(("(Failed)", "(Timeout)"))
+        ):
+            return "timeout", "; ".join(failed)
+        return "fail", "; ".join(failed)[:300] or output[-300:]
+
+
+def kill_set(mutant):
+    return scope.CPP[mutant.path] if is_cpp(mutant) else scope.PYTHON[mutant.path]
+
+
+def baseline(scratch: Scratch, mutants: list) -> None:
+    """Every kill set the mutants use runs at least one test and passes unmutated."""
+    if any(is_cpp(mutant) for mutant in mutants):
+        ok, output = scratch.build()
+        if not ok:
+            raise CannotJudge(EXIT_BUILD, "the unmutated scratch copy does not build:\n" + output)
+    for kill in sorted({kill_set(mutant) for mutant in mutants}, key=str):
+        verdict, detail = (
+            scratch.gtest(kill) if isinstance(kill, str) else scratch.ctest(*kill, False)
+        )
+        if verdict != "pass":
+            raise CannotJudge(
+                EXIT_ENV,
+                f"unmutated, the kill set {kill} ended {verdict} "
+                f"({detail}): it cannot show a mutant",
+            )
+        log(f"baseline {kill}: pass ({detail})")
+
+
+def try_mutant(scratch: Scratch, mutant) -> dict:
+    path = scratch.tree / mutant.path
+    pristine = path.read_text()
+    started = time.monotonic()
+    path.write_text(apply(pristine, mutant))
+    try:
+        if is_cpp(mutant):
+            ok, output = scratch.build()
+            if not ok:
+                status = "timeout" if "timed out" in output else "build_failure"
+                return {"status": status, "detail": output[-400:]}
+            verdict, detail = scratch.gtest(kill_set(mutant))
+        else:
+            verdict, detail = scratch.ctest(*kill_set(mutant), True)
+        # "empty": every selected test skipped, which CI shows as no failure either
+        status = {"fail": "killed", "pass": "survived", "timeout": "timeout", "empty": "survived"}[
+            verdict
+        ]
+        return {"status": status, "detail": detail}
+    finally:
+        path.write_text(pristine)
+        log(f"{mutant.id} done in {time.monotonic() - started:.0f} s")
+
+
+def summarise(records: list, equivalents_count: int) -> dict:
+    counts = {key: 0 for key in ("killed", "timeout", "survived", "build_failure")}
+    for record in records:
+        counts[record["status"]] += 1
+    judged = counts["killed"] + counts["timeout"] + counts["survived"]
+    detected = counts["killed"] + counts["timeout"]
+    return {
+        **counts,
+        "tried": len(records),
+        "judged": judged,
+        "kill_ratio": (detected / judged) if judged else None,
+        "equivalents_excluded": equivalents_count,
+    }
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python3 -m torchplace.mutation.generated", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--lang", default="cpp,py", help="cpp, py or both (default)")
+    parser.add_argument("--only", help="comma-separated mutant ids")
+    parser.add_argument("--files", help="comma-separated paths in scope")
+    parser.add_argument("--sample", help="seed: run in the order of a hash of seed and id")
+    parser.add_argument("--budget-s", type=float, help="start no mutant after this many seconds")
+    parser.add_argument("--limit", type=int, help="run at most this many mutants")
+    parser.add_argument("--list", action="store_true", help="print the mutants and exit")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="generate, check the equivalents file, count; build nothing",
+    )
+    parser.add_argument("--scratch", default=str(ROOT / "build" / "mutate-generated"))
+    parser.add_argument(
+        "--in-tree",
+        metavar="BUILD_DIR",
+        help="mutate the checkout itself and rebuild in this configured build "
+        "folder (CI: no scratch build); every file is restored after its "
+        "mutant, and the checkout must hold no change to the files in scope",
+    )
+    parser.add_argument("--out", help="write every mutant's record here (JSON)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as error:
+        sys.exit(EXIT_OK if error.code == 0 else EXIT_USAGE)
+    langs = set(args.lang.split(","))
+    if not langs or langs - {"cpp", "py"} or (args.budget_s is not None and args.budget_s <= 0):
+        print(
+            "generated: --lang takes cpp, py or cpp,py; --budget-s a positive number",
+            file=sys.stderr,
+        )
+        sys.exit(EXIT_USAGE)
+    args.langs = langs
+    return args
+
+
+def select(args, mutants: list, equivalents: dict) -> list:
+    if args.only:
+        wanted = args.only.split(",")
+        by_id = {mutant.id: mutant for mutant in mutants}
+        unknown = [ident for ident in wanted if ident not in by_id]
+        if unknown:
+            print(f"generated: no such mutant: {', '.join(unknown)}", file=sys.stderr)
+            sys.exit(EXIT_USAGE)
+        return [by_id[ident] for ident in wanted]
+    chosen = [mutant for mutant in mutants if mutant.id not in equivalents]
+    if args.sample:
+        chosen = sample_order(chosen, args.sample)
+    return chosen[: args.limit] if args.limit else chosen
+
+
+def run(args, chosen: list, equivalents: dict) -> int:
+    started = time.monotonic()
+    # A CI step cancelled mid-mutant: the `finally` of try_mutant still restores the file.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(EXIT_ENV))
+    in_tree = Path(args.in_tree).resolve() if args.in_tree else None
+    scratch = Scratch(Path(args.scratch).resolve(), args.jobs, in_tree)
+    baseline(scratch, chosen)
+    records = []
+    for mutant in chosen:
+        if args.budget_s is not None and time.monotonic() - started > args.budget_s:
+            log(f"budget of {args.budget_s:.0f} s spent: {len(chosen) - len(records)} not tried")
+            break
+        record = {
+            "id": mutant.id,
+            "old": mutant.old,
+            "new": mutant.new,
+            **try_mutant(scratch, mutant),
+        }
+        records.append(record)
+        print(f"{record['id']}: {record['status']} ({record['detail'][:160]!r})", flush=True)
+    summary = summarise(records, len(equivalents))
+    if args.out:
+        Path(args.out).write_text(json.dumps({"summary": summary, "mutants": records}, indent=1))
+    log(f"summary: {json.dumps(summary)} in {time.monotonic() - started:.0f} s")
+    if not summary["judged"]:
+        print("generated: cannot judge: no mutant was tried to the end", file=sys.stderr)
+        return EXIT_ENV
+    survivors = [record["id"] for record in records if record["status"] == "survived"]
+    if survivors:
+        print(
+            f"generated: {len(survivors)} mutant(s) survived (kill each with a test, or record "
+            f"it in reports/torchplace/mutation/equivalents with a reason): "
+            f"{', '.join(survivors)}",
+            file=sys.stderr,
+        )
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        mutants = generate(args.langs, args.files.split(",") if args.files else None)
+        equivalents = load_equivalents()
+        check_equivalents(generate(), equivalents)
+        chosen = select(args, mutants, equivalents)
+        if args.list or args.check:
+            for mutant in chosen if args.list else []:
+                print(f"{mutant.id}\t{mutant.old.strip()[:60]!r} -> {mutant.new.strip()[:60]!r}")
+            log(
+                f"{len(mutants)} mutant(s) generated, {len(equivalents)} recorded equivalent, "
+                f"{len(chosen)} selected"
+            )
+            return EXIT_OK
+        return run(args, chosen, equivalents)
+    except CannotJudge as error:
+        print(f"generated: cannot judge: {error}", file=sys.stderr)
+        return error.code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

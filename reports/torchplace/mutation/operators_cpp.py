@@ -1,0 +1,210 @@
+"""Token-level mutation operators for C++ (issue 26): each mutant changes one line of a file.
+
+The operators (name: what it does):
+  rel_flip       `<` <-> `<=`, `>` <-> `>=` (binary operators only: clang-format spaces them,
+                 so ` < ` is a comparison and `optional<bool>` a template)
+  eq_flip        `==` <-> `!=`
+  logic_swap     ` && ` <-> ` || `
+  not_drop       drops a logical `!`
+  bool_flip      `true` <-> `false`
+  negate_if      `if (c)` -> `if (!(c))`, also `while (c)`
+  delete_branch  `if (c)` -> `if (false)`
+  unguard        `if (c) stmt;` -> `stmt;` (the guard of a one-line branch dropped)
+  const_plus / const_minus   a numeric literal +1 / -1 (bounds and constants)
+  minmax_swap    `min(` <-> `max(`
+  delete_stmt    a whole one-line statement removed (not a declaration-looking or return line)
+  return_value   `return X;` -> `return {};` (value-initialised: false, 0, empty, nullopt)
+Comments, string and character literals and preprocessor lines are never mutated. A mutant that
+does not compile proves nothing and is recorded as a build failure, never as killed.
+"""
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mutant:
+    path: str  # relative to the repository root
+    line: int  # 1-based
+    operator: str
+    index: int  # the operator's n-th site on that line (0-based)
+    old: str  # the whole original line
+    new: str  # the whole mutated line ("" for a deleted statement: the line is emptied)
+
+    @property
+    def id(self) -> str:
+        return f"{self.path}:{self.line}:{self.operator}:{self.index}"
+
+
+def code_mask(text: str) -> list:
+    """Per line, a copy in which comments and string/char literals are blanked with spaces, so
+    operators never match inside them (same length as the line)."""
+    out, line, state, i = [], [], "code", 0
+    raw_delim = None
+    while i < len(text):
+        c = text[i]
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if c == "\n":
+            out.append("".join(line))
+            line = []
+            if state == "line_comment":
+                state = "code"
+            i += 1
+            continue
+        if state == "code":
+            if c == "/" and nxt == "/":
+                state = "line_comment"
+            elif c == "/" and nxt == "*":
+                state = "block_comment"
+                line.append("  ")
+                i += 2
+                continue
+            elif c == "R" and nxt == '"' and (i == 0 or not text[i - 1].isalnum()):
+                close = text.find("(", i)
+                raw_delim = ")" + text[i + 2 : close] + '"'
+                state = "raw"
+                line.append("R")
+                i += 1
+                continue
+            elif c == '"':
+                state = "string"
+            elif c == "'" and not (i > 0 and text[i - 1].isalnum()):  # not a digit separator
+                state = "char"
+            line.append(c if state == "code" else (c if c in "\"'" else " "))
+            i += 1
+            continue
+        if state in ("line_comment",):
+            line.append(" ")
+        elif state == "block_comment":
+            if c == "*" and nxt == "/":
+                line.append("  ")
+                i += 2
+                state = "code"
+                continue
+            line.append(" ")
+        elif state == "raw":
+            if text.startswith(raw_delim, i):
+                line.append(" " * (len(raw_delim) - 1) + '"')
+                i += len(raw_delim)
+                state = "code"
+                continue
+            line.append(" ")
+        elif state in ("string", "char"):
+            quote = '"' if state == "string" else "'"
+            if c == "\\":
+                line.append("  ")
+                i += 2
+                continue
+            if c == quote:
+                state = "code"
+                line.append(c)
+            else:
+                line.append(" ")
+        i += 1
+    out.append("".join(line))
+    return out
+
+
+SIMPLE = [  # (operator, regex on the masked line, replacement of the matched text)
+    ("rel_flip", r" <= ", " < "),
+    ("rel_flip", r" < ", " <= "),
+    ("rel_flip", r" >= ", " > "),
+    ("rel_flip", r" > ", " >= "),
+    ("eq_flip", r" == ", " != "),
+    ("eq_flip", r" != ", " == "),
+    ("logic_swap", r" && ", " || "),
+    ("logic_swap", r" \|\| ", " && "),
+    ("bool_flip", r"\btrue\b", "false"),
+    ("bool_flip", r"\bfalse\b", "true"),
+    ("minmax_swap", r"\bmin(?=\()", "max"),
+    ("minmax_swap", r"\bmax(?=\()", "min"),
+    ("not_drop", r"!(?!=)", ""),
+]
+NUMBER = re.compile(r"(?<![\w.])(\d+\.\d*|\d*\.\d+|\d+)(e[-+]?\d+)?([fFuUlL]*)(?![\w.])")
+NOT_A_STATEMENT = re.compile(
+    r"^\s*(return\b|using\b|namespace\b|template\b|struct\b|class\b|enum\b|case\b|default\b|"
+    r"public:|private:|protected:|static_assert\b|constexpr\b|const\b|static\b|auto\b|"
+    r"[\w:<>,]+[&*]?\s+[&*]?\w+(\s*=|\s*\{|\s*\(|;))"
+)
+
+
+def _number_variants(match):
+    body, exponent, suffix = match.group(1), match.group(2) or "", match.group(3)
+    if "." in body or exponent:
+        value = float(body + exponent)
+        return [("const_plus", repr(value + 1) + suffix), ("const_minus", repr(value - 1) + suffix)]
+    value = int(body)
+    variants = [("const_plus", str(value + 1) + suffix)]
+    if value > 0:  # an unsigned 0 - 1 is a build failure or a wrap, not a bound moved
+        variants.append(("const_minus", str(value - 1) + suffix))
+    return variants
+
+
+def _matching_paren(masked, open_at):
+    depth = 0
+    for at in range(open_at, len(masked)):
+        depth += {"(": 1, ")": -1}.get(masked[at], 0)
+        if depth == 0:
+            return at
+    return -1
+
+
+def _line_mutants(path, number, line, masked, previous_code):
+    sites = []  # (operator, start, end, replacement)
+    if masked.lstrip().startswith("#"):
+        return []
+    for operator, pattern, replacement in SIMPLE:
+        for match in re.finditer(pattern, masked):
+            sites.append((operator, match.start(), match.end(), replacement))
+    for match in NUMBER.finditer(masked):
+        for operator, text in _number_variants(match):
+            sites.append((operator, match.start(), match.end(), text))
+    for match in re.finditer(r"\b(if|while) \(", masked):
+        close = _matching_paren(masked, match.end() - 1)
+        if close > 0:
+            condition = line[match.end() : close]
+            sites.append(("negate_if", match.end(), close, f"!({condition})"))
+            if match.group(1) == "if":
+                sites.append(("delete_branch", match.end(), close, "false"))
+                rest = masked[close + 1 :].strip()
+                if rest.endswith(";") and not masked[: match.start()].strip():  # `if (c) stmt;`
+                    sites.append(("unguard", match.start(), close + 2, ""))
+    returned = re.match(r"^(\s*)return (.+);\s*$", masked)
+    if returned and returned.group(2).strip() != "{}":
+        sites.append(("return_value", 0, len(line), f"{returned.group(1)}return {{}};"))
+    stripped = masked.strip()
+    starts = previous_code.endswith((";", "{", "}", ":")) or previous_code == ""
+    if (
+        starts
+        and stripped.endswith(";")
+        and re.search(r"\w", stripped)
+        and not NOT_A_STATEMENT.match(masked)
+        and stripped.count("(") == stripped.count(")")
+    ):
+        sites.append(("delete_stmt", 0, len(line), ""))
+    mutants, seen = [], {}
+    for operator, start, end, replacement in sorted(sites, key=lambda s: (s[1], s[0])):
+        index = seen.get(operator, 0)
+        seen[operator] = index + 1
+        new = line[:start] + replacement + line[end:]
+        if new != line:
+            mutants.append(Mutant(path, number, operator, index, line, new))
+    return mutants
+
+
+def mutants_of(path: str, text: str) -> list:
+    """Every mutant of one C++ file, in line order, ids stable for an unchanged file."""
+    lines, masked = text.split("\n"), code_mask(text)
+    mutants, previous_code = [], ""
+    for number, (line, mask) in enumerate(zip(lines, masked), start=1):
+        mutants += _line_mutants(path, number, line, mask, previous_code)
+        if mask.strip() and not mask.lstrip().startswith("#"):
+            previous_code = mask.strip()
+    return mutants
+
+
+def apply(text: str, mutant: Mutant) -> str:
+    lines = text.split("\n")
+    if lines[mutant.line - 1] != mutant.old:
+        raise ValueError(f"{mutant.id}: line {mutant.line} changed since the mutant was made")
+    lines[mutant.line - 1] = mutant.new
+    return "\n".join(lines)

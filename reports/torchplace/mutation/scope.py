@@ -1,0 +1,39 @@
+"""What the generated mutants cover (issue 26), and, per file, the tests that can kill them.
+
+C++: (gtest filter of torchplace_harness_tests), the unit tests of that file's code; the binary is
+rebuilt in the scratch copy (with it the runner probe, a dependency). The scenario cells are left
+out of the kill sets: rebuilding torchplace_scenarios costs minutes a mutant on a 2-core runner,
+and the unit tests alone must show each fix's claims (the catalogue's hand-written mutations keep
+the scenario cells' kill sets).
+Python: a CTest regex over the scratch build's tests (CTest runs them with PYTHONPATH set to the
+scratch copy's reports/). The gate's calibration tool (gate/calibrate.py) is out of scope: it
+measures a machine's false-positive rate by hand (reports/README.md) and judges nothing in CI.
+"""
+CPP = {
+    "harness/fixes/batch_mover.h": "BatchMover.*:MapTensors.*",
+    "harness/fixes/map_tensors.h": "BatchMover.*:MapTensors.*",
+    "harness/fixes/follow_parameters.h": "ParameterDevice.*",
+    "harness/fixes/grad_scaler.h": "GradScaler.*",
+    "harness/fixes/prefetcher.h": "Prefetcher.*",
+    "harness/internal/expected_error.cpp": "ExpectedError.*:RunnerEndToEnd.*",
+    "harness/internal/cell_runner.cpp": "RunnerEndToEnd.*:ExpectedError.*",
+    "harness/sim/fallback.cpp": "Sim.*",
+    "harness/error_class.cpp": "MessageFamilies.*:MessageCorpus.*:StickyCudaErrors.*:ErrorClass*",
+    "harness/numeric.h": "ExpectClose.*",
+}
+CPP_BINARY = "torchplace_harness_tests"
+
+# (CTest -R, CTest -E): gate.speed_mutations takes minutes (a mutation check of its own) and
+# gate.extra_work_share times benchmarks, not the gate.
+GATE_TESTS = (r"^gate\.", r"^gate\.(speed_mutations|extra_work_share)$")
+PYTHON = {
+    "reports/torchplace/gate/behaviour.py": GATE_TESTS,
+    "reports/torchplace/gate/cli.py": GATE_TESTS,
+    "reports/torchplace/gate/interleave.py": GATE_TESTS,
+    "reports/torchplace/gate/policy.py": GATE_TESTS,
+    "reports/torchplace/gate/report.py": GATE_TESTS,
+    "reports/torchplace/gate/skips.py": GATE_TESTS,
+    "reports/torchplace/gate/speed.py": GATE_TESTS,
+    "reports/torchplace/gate/speed_input.py": GATE_TESTS,
+    "reports/torchplace/matrix/gate.py": (r"^matrix\.(merge_and_gate|command_line)$", ""),
+}
