@@ -22,8 +22,9 @@ PYTHON_TREES = ("reports", "ci", "harness", "scenarios")
 
 def tracked(*patterns: str) -> List[str]:
     """The tracked files matching git pathspecs, relative to ROOT; exits 3 outside a checkout."""
-    done = subprocess.run(["git", "-C", ROOT, "ls-files", "--", *patterns],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["git", "-C", ROOT, "ls-files", "--", *patterns], capture_output=True, text=True
+    )
     if done.returncode != 0:
         _die(f"cannot list the tracked files (not a git checkout?): {done.stderr.strip()}")
     files = [f for f in done.stdout.splitlines() if os.path.isfile(os.path.join(ROOT, f))]
@@ -64,19 +65,21 @@ def check_clang_format() -> int:
 
 
 def check_shellcheck() -> int:
-    return run_tool(["shellcheck", "-x", "--source-path=SCRIPTDIR", *shell_scripts()],
-                    "shellcheck")
+    return run_tool(["shellcheck", "-x", "--source-path=SCRIPTDIR", *shell_scripts()], "shellcheck")
 
 
 def check_black() -> int:
-    return run_tool(["black", "--check", "--quiet", "--line-length", "100", *python_files()],
-                    "black")
+    return run_tool(
+        ["black", "--check", "--quiet", "--line-length", "100", *python_files()], "black"
+    )
 
 
 def check_flake8() -> int:
     # black's line length; E203 and W503 are black's own spacing and line breaks.
-    return run_tool(["flake8", "--max-line-length", "100", "--extend-ignore", "E203,W503",
-                     *python_files()], "flake8")
+    return run_tool(
+        ["flake8", "--max-line-length", "100", "--extend-ignore", "E203,W503", *python_files()],
+        "flake8",
+    )
 
 
 def check_mypy() -> int:

@@ -12,9 +12,13 @@ SCRIPT = ["-m", "torchplace.sim_verdicts"]
 
 
 def cell(device, outcome, error_class=None, status="pass"):
-    return {"id": f"forgotten_labels/variant=broken/device={device}", "device": device,
-            "status": status, "reason": "device absent" if status == "skip" else "",
-            "observed": {"outcome": outcome, "error_class": error_class, "message": ""}}
+    return {
+        "id": f"forgotten_labels/variant=broken/device={device}",
+        "device": device,
+        "status": status,
+        "reason": "device absent" if status == "skip" else "",
+        "observed": {"outcome": outcome, "error_class": error_class, "message": ""},
+    }
 
 
 class CompareVerdictsTest(unittest.TestCase):
@@ -26,8 +30,9 @@ class CompareVerdictsTest(unittest.TestCase):
             return subprocess.run([sys.executable, *SCRIPT, path], capture_output=True, text=True)
 
     def test_agreement_passes(self):
-        done = self.run_on([cell("sim:0", "error", "DeviceMismatch"),
-                            cell("cuda:0", "error", "DeviceMismatch")])
+        done = self.run_on(
+            [cell("sim:0", "error", "DeviceMismatch"), cell("cuda:0", "error", "DeviceMismatch")]
+        )
         self.assertEqual(done.returncode, 0, done.stdout)
 
     def test_disagreement_fails_and_names_the_cell(self):
@@ -36,8 +41,9 @@ class CompareVerdictsTest(unittest.TestCase):
         self.assertIn("DIFFERS: forgotten_labels/variant=broken/device=sim:0", done.stdout)
 
     def test_no_cuda_cell_is_not_a_pass(self):
-        done = self.run_on([cell("sim:0", "error", "DeviceMismatch"),
-                            cell("cuda:0", "skipped", status="skip")])
+        done = self.run_on(
+            [cell("sim:0", "error", "DeviceMismatch"), cell("cuda:0", "skipped", status="skip")]
+        )
         self.assertEqual(done.returncode, 3, done.stdout)
         self.assertIn("cuda:0 skipped: device absent", done.stdout)
 

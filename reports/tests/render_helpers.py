@@ -7,8 +7,17 @@ from html.parser import HTMLParser
 
 class LinkCollector(HTMLParser):
     """Every URL-bearing attribute, every id, and the images' sources."""
-    URL_ATTRIBUTES = {"src", "href", "srcset", "poster", "data", "action", "formaction",
-                      "xlink:href"}
+
+    URL_ATTRIBUTES = {
+        "src",
+        "href",
+        "srcset",
+        "poster",
+        "data",
+        "action",
+        "formaction",
+        "xlink:href",
+    }
 
     def __init__(self):
         super().__init__()
@@ -76,26 +85,38 @@ def device_copy_medians(bench):
     """{(direction, strategy): {'256 MiB': median device_copy_bytes_per_second}}, transfers."""
     values = {}
     for entry in bench["benchmarks"]:
-        if (entry["run_type"] != "iteration" or not entry["name"].startswith("transfer/")
-                or "device_copy_bytes_per_second" not in entry):
+        if (
+            entry["run_type"] != "iteration"
+            or not entry["name"].startswith("transfer/")
+            or "device_copy_bytes_per_second" not in entry
+        ):
             continue
         fields = dict(part.split(":", 1) for part in entry["run_name"].split("/")[1:])
         size = int(fields["bytes"])
         label = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
         key = (fields["direction"], fields["strategy"])
         values.setdefault(key, {}).setdefault(label, []).append(
-            entry["device_copy_bytes_per_second"])
-    return {key: {label: statistics.median(v) for label, v in by_size.items()}
-            for key, by_size in values.items()}
+            entry["device_copy_bytes_per_second"]
+        )
+    return {
+        key: {label: statistics.median(v) for label, v in by_size.items()}
+        for key, by_size in values.items()
+    }
 
 
 def cpu_copy_median(bench, path, size):
     name = f"cpu_copy/path:{path}/bytes:{size}"
-    return statistics.median(e["bytes_per_second"] for e in bench["benchmarks"]
-                             if e["name"] == name and e["run_type"] == "iteration")
+    return statistics.median(
+        e["bytes_per_second"]
+        for e in bench["benchmarks"]
+        if e["name"] == name and e["run_type"] == "iteration"
+    )
 
 
 def median_bandwidth(bench, direction, strategy, size):
     prefix = f"transfer/direction:{direction}/strategy:{strategy}/bytes:{size}/"
-    return statistics.median(e["bytes_per_second"] for e in bench["benchmarks"]
-                             if e["name"].startswith(prefix) and e["run_type"] == "iteration")
+    return statistics.median(
+        e["bytes_per_second"]
+        for e in bench["benchmarks"]
+        if e["name"].startswith(prefix) and e["run_type"] == "iteration"
+    )

@@ -31,8 +31,11 @@ BAD_CASES = (  # (fixture under bad/, the file it replaces, words the message mu
     ("not_utf8.json", "bench.json", "is not UTF-8 text (byte 0xe9"),
     ("cells_not_a_list.json", "results.json", "cells must be a list of objects, found int"),
     ("cell_not_an_object.json", "results.json", "cells[0] must be an object, found str"),
-    ("benchmarks_not_a_list.json", "bench.json", "benchmarks must be a list of objects, found "
-                                                 "dict"),
+    (
+        "benchmarks_not_a_list.json",
+        "bench.json",
+        "benchmarks must be a list of objects, found " "dict",
+    ),
     ("matrix_cells_not_a_list.json", "matrix.json", "cells must be a list of objects, found str"),
     ("matrix_versions_not_a_list.json", "matrix.json", "versions must be a list of objects"),
 )
@@ -96,8 +99,9 @@ class BadInput(TempDirs):
         self.assertEqual(done.returncode, EXIT_INPUT, done.stderr)
         self.assertIn(f"{results} cannot be read (Is a directory)", done.stderr)
         self.assertNotIn("Traceback", done.stderr)
-        self.assertEqual(set(os.listdir(run_dir)),
-                         {"results.json", "bench.json"} | set(PREVIOUS_REPORT))
+        self.assertEqual(
+            set(os.listdir(run_dir)), {"results.json", "bench.json"} | set(PREVIOUS_REPORT)
+        )
 
     def test_a_bad_run_leaves_the_previous_report_whole(self):
         run_dir = self.bad_run_dir("missing_fields.json", "results.json")
@@ -113,15 +117,21 @@ class BadInput(TempDirs):
         run_dir = os.path.join(self.tmp, "run")
         shutil.copytree(os.path.join(FIXTURES, "synthetic_gpu"), run_dir)
         bench = load(os.path.join(run_dir, "bench.json"))
-        entry = next(e for e in bench["benchmarks"] if "device_copy_bytes_per_second" in e
-                     and e["run_type"] == "iteration" and "pinned_resident" in e["name"])
+        entry = next(
+            e
+            for e in bench["benchmarks"]
+            if "device_copy_bytes_per_second" in e
+            and e["run_type"] == "iteration"
+            and "pinned_resident" in e["name"]
+        )
         del entry["device_copy_bytes_per_second"]
         with open(os.path.join(run_dir, "bench.json"), "w", encoding="utf-8") as handle:
             json.dump(bench, handle)
         done = render(run_dir)
         self.assertEqual(done.returncode, EXIT_INPUT, done.stderr)
-        self.assertIn(f"{entry['name']}: missing field(s) device_copy_bytes_per_second",
-                      done.stderr)
+        self.assertIn(
+            f"{entry['name']}: missing field(s) device_copy_bytes_per_second", done.stderr
+        )
         self.assertEqual(set(os.listdir(run_dir)), {"results.json", "bench.json"})
 
     def test_missing_results_json(self):

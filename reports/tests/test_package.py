@@ -29,17 +29,21 @@ SKIPPED_DIRS = {".git", "build", "out", ".deps", "__pycache__"}
 def shell_exit_codes():
     """{NAME: value} of every TP_EXIT_NAME that sourcing common.sh defines."""
     script = 'source "$1" && for name in "${!TP_EXIT_@}"; do echo "$name=${!name}"; done'
-    done = subprocess.run(["bash", "-c", script, "_", str(COMMON_SH)], capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        ["bash", "-c", script, "_", str(COMMON_SH)], capture_output=True, text=True, check=True
+    )
     pairs = (line.split("=", 1) for line in done.stdout.split())
-    return {name[len("TP_EXIT_"):]: int(value) for name, value in pairs}
+    return {name[len("TP_EXIT_") :]: int(value) for name, value in pairs}
 
 
 def package_modules():
     """Every module of the package but the `python3 -m` shims (__main__ runs on import)."""
     prefix = torchplace.__name__ + "."
-    return sorted(info.name for info in pkgutil.walk_packages(torchplace.__path__, prefix)
-                  if not info.name.endswith(".__main__"))
+    return sorted(
+        info.name
+        for info in pkgutil.walk_packages(torchplace.__path__, prefix)
+        if not info.name.endswith(".__main__")
+    )
 
 
 class ExitCodes(unittest.TestCase):
@@ -47,8 +51,10 @@ class ExitCodes(unittest.TestCase):
         self.assertEqual(shell_exit_codes(), schema.EXIT_CODES)
 
     def test_the_codes_the_brief_fixes(self):
-        self.assertEqual(schema.EXIT_CODES, {"OK": 0, "FAIL": 1, "REGRESSION": 2, "ENV": 3,
-                                             "BUILD": 4, "USAGE": 64, "SKIP": 77})
+        self.assertEqual(
+            schema.EXIT_CODES,
+            {"OK": 0, "FAIL": 1, "REGRESSION": 2, "ENV": 3, "BUILD": 4, "USAGE": 64, "SKIP": 77},
+        )
 
 
 def harness_category_labels():
@@ -91,21 +97,33 @@ def entry_points():
             if 'if __name__ == "__main__":' in handle.read():
                 found.add(name)
     prefix = torchplace.__name__ + "."
-    found |= {info.name.rsplit(".", 1)[0] for info in
-              pkgutil.walk_packages(torchplace.__path__, prefix) if info.name.endswith(".__main__")}
+    found |= {
+        info.name.rsplit(".", 1)[0]
+        for info in pkgutil.walk_packages(torchplace.__path__, prefix)
+        if info.name.endswith(".__main__")
+    }
     return found
 
 
 class EntryPoints(unittest.TestCase):
     # entry point -> bad arguments (none of them may start work: --list, a real file, ...)
-    BAD = {"torchplace.report": ["--colour"], "torchplace.gate.calibrate": ["--colour"],
-           "torchplace.gate.interleave": ["--colour"], "torchplace.mutation": ["--colour"],
-           "torchplace.mutation.generated": ["--colour"],
-           "torchplace.matrix.merge": [], "torchplace.matrix.gate": [],
-           "torchplace.matrix.corpus": [], "torchplace.matrix.status": [],
-           "torchplace.apt_log": [], "torchplace.bench_json": ["frobnicate"],
-           "torchplace.run_record": [], "torchplace.explain": ["--colour"],
-           "torchplace.sim_verdicts": ["--colour"], "torchplace.torch_info": ["colour"]}
+    BAD = {
+        "torchplace.report": ["--colour"],
+        "torchplace.gate.calibrate": ["--colour"],
+        "torchplace.gate.interleave": ["--colour"],
+        "torchplace.mutation": ["--colour"],
+        "torchplace.mutation.generated": ["--colour"],
+        "torchplace.matrix.merge": [],
+        "torchplace.matrix.gate": [],
+        "torchplace.matrix.corpus": [],
+        "torchplace.matrix.status": [],
+        "torchplace.apt_log": [],
+        "torchplace.bench_json": ["frobnicate"],
+        "torchplace.run_record": [],
+        "torchplace.explain": ["--colour"],
+        "torchplace.sim_verdicts": ["--colour"],
+        "torchplace.torch_info": ["colour"],
+    }
     # documented otherwise: the gate's usage errors are its exit 3 (ci/torchplace gate --help);
     # every argument of requires is a module name to probe
     OTHER = {"torchplace.gate": (["--colour"], schema.EXIT_INPUT), "torchplace.requires": None}
@@ -118,8 +136,9 @@ class EntryPoints(unittest.TestCase):
         cases["torchplace.gate"] = self.OTHER["torchplace.gate"]
         for name, (args, code) in cases.items():
             with self.subTest(entry_point=name, args=args):
-                done = subprocess.run([sys.executable, "-m", name, *args], capture_output=True,
-                                      text=True, timeout=60)
+                done = subprocess.run(
+                    [sys.executable, "-m", name, *args], capture_output=True, text=True, timeout=60
+                )
                 self.assertEqual(done.returncode, code, done.stdout + done.stderr)
                 self.assertNotIn("Traceback", done.stderr)
 
@@ -138,8 +157,9 @@ class ImportsWithoutMatplotlib(unittest.TestCase):
             path = [shadow, os.environ.get("PYTHONPATH", "")]
             env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, path)))
             code = "import importlib, sys\nfor name in sys.argv[1:]: importlib.import_module(name)"
-            done = subprocess.run([sys.executable, "-c", code, *modules], capture_output=True,
-                                  text=True, env=env)
+            done = subprocess.run(
+                [sys.executable, "-c", code, *modules], capture_output=True, text=True, env=env
+            )
         self.assertEqual(done.returncode, 0, done.stderr)
 
 

@@ -13,8 +13,14 @@ import sys
 import tempfile
 import unittest
 
-from render_helpers import (LinkCollector, bandwidth_rows, cpu_copy_median, device_copy_medians,
-                            load, median_bandwidth)
+from render_helpers import (
+    LinkCollector,
+    bandwidth_rows,
+    cpu_copy_median,
+    device_copy_medians,
+    load,
+    median_bandwidth,
+)
 from torchplace.report import matrix
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -23,8 +29,13 @@ RENDER = ["-m", "torchplace.report"]  # run with sys.executable, PYTHONPATH from
 FIXTURES = os.path.join(HERE, "fixtures")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 ALWAYS = {"index.html", "summary.md", "outcome_matrix.png"}
-CUDA_FILES = ALWAYS | {"transfer_bandwidth.png", "pinned_pageable_ratio.png", "small_tensors.png",
-                       "cpu_copy.png", "batch_mover.png"}
+CUDA_FILES = ALWAYS | {
+    "transfer_bandwidth.png",
+    "pinned_pageable_ratio.png",
+    "small_tensors.png",
+    "cpu_copy.png",
+    "batch_mover.png",
+}
 CPU_FILES = ALWAYS | {"cpu_copy.png", "batch_mover.png"}
 MATRIX_FILES = ALWAYS | {"version_matrix.png"}
 
@@ -74,9 +85,14 @@ class RenderFixtures(TempDirs):
     def test_cuda_fixture_writes_every_file(self):
         out, page = self.rendered("synthetic_gpu")
         self.check_files(out, CUDA_FILES)
-        for text in ("NVIDIA H200", "raw_cudamemcpy", "pinned_resident",
-                     "wrapper_CUDA__index_select",
-                     "device absent: cuda:1 needs 2 CUDA devices", "Prefetch overlap"):
+        for text in (
+            "NVIDIA H200",
+            "raw_cudamemcpy",
+            "pinned_resident",
+            "wrapper_CUDA__index_select",
+            "device absent: cuda:1 needs 2 CUDA devices",
+            "Prefetch overlap",
+        ):
             self.assertIn(text, page)
 
     def test_cuda_share_of_ceiling_matches_the_json(self):
@@ -101,7 +117,7 @@ class RenderFixtures(TempDirs):
         for direction in ("h2d", "d2h"):
             rows = bandwidth_rows(page, direction)
             suffix = " · device copy alone"
-            alone = {name[:-len(suffix)] for name in rows if name.endswith(suffix)}
+            alone = {name[: -len(suffix)] for name in rows if name.endswith(suffix)}
             self.assertEqual(alone, {s for d, s in expected if d == direction}, direction)
             for (d, strategy), by_size in expected.items():
                 if d != direction:
@@ -117,21 +133,29 @@ class RenderFixtures(TempDirs):
         out, page = self.rendered("synthetic_gpu")
         results = load(os.path.join(FIXTURES, "synthetic_gpu", "results.json"))
         count = lambda category: sum(c["category"] == category for c in results["cells"])  # noqa
-        marks = {"latent_unexercised": ">latent, unexercised</td>",
-                 "ran_unexercised": ">ran, unexercised</td>", "race_not_shown": ">race not shown</td>",
-                 "race_shown": ">race shown</td>", "passed": ">passed</td>"}
+        marks = {
+            "latent_unexercised": ">latent, unexercised</td>",
+            "ran_unexercised": ">ran, unexercised</td>",
+            "race_not_shown": ">race not shown</td>",
+            "race_shown": ">race shown</td>",
+            "passed": ">passed</td>",
+        }
         for category, mark in marks.items():
             self.assertTrue(count(category), category)
             self.assertEqual(page.count(mark), count(category), category)
         self.assertNotIn("fix passed", page)
         proved = sum(count(c) for c in ("passed", "expected_error", "race_shown"))
-        ran = proved + sum(count(c) for c in ("ran_unexercised", "latent_unexercised",
-                                              "race_not_shown"))
+        ran = proved + sum(
+            count(c) for c in ("ran_unexercised", "latent_unexercised", "race_not_shown")
+        )
         with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
             summary = handle.read()
         self.assertIn(f"Evidence: {proved} of the {ran} cells that ran proved their claim", summary)
-        self.assertIn("- **race not shown** `pinned_non_blocking/case=staging_reuse_unsynchronized/"
-                      "device=cuda:0`", summary)
+        self.assertIn(
+            "- **race not shown** `pinned_non_blocking/case=staging_reuse_unsynchronized/"
+            "device=cuda:0`",
+            summary,
+        )
 
     def test_cpu_fixture_lists_every_skipped_cuda_benchmark(self):
         out, page = self.rendered("cpu_only")
@@ -155,8 +179,11 @@ class RenderFixtures(TempDirs):
 
         with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
             summary = handle.read()
-        for path, like in (("clone", "alloc_memcpy"), ("to_dtype", "alloc_memcpy"),
-                           ("copy_", "memcpy")):
+        for path, like in (
+            ("clone", "alloc_memcpy"),
+            ("to_dtype", "alloc_memcpy"),
+            ("copy_", "memcpy"),
+        ):
             share = 100 * median(path) / median(like)
             self.assertIn(f"{path} {share:.0f}% of {like}", summary)
             self.assertIn(f"<td>{path}</td><td>{like}</td>", page)
@@ -207,8 +234,11 @@ class RenderFixtures(TempDirs):
 
 class HtmlSelfContained(TempDirs):
     def test_references_only_what_it_embeds(self):
-        for fixture, files in (("synthetic_gpu", CUDA_FILES), ("cpu_only", CPU_FILES),
-                               ("with_matrix", MATRIX_FILES)):
+        for fixture, files in (
+            ("synthetic_gpu", CUDA_FILES),
+            ("cpu_only", CPU_FILES),
+            ("with_matrix", MATRIX_FILES),
+        ):
             out, page = self.rendered(fixture)
             links = LinkCollector()
             links.feed(page)
@@ -231,8 +261,13 @@ class CommandLine(TempDirs):
 
     def torchplace(self, *args):
         env = dict(os.environ, TORCHPLACE_PYTHON=sys.executable)
-        return subprocess.run([os.path.join(ROOT, "ci", "torchplace"), "report", *args],
-                              capture_output=True, text=True, env=env, timeout=300)
+        return subprocess.run(
+            [os.path.join(ROOT, "ci", "torchplace"), "report", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
 
     def test_renders_a_saved_run(self):
         out = os.path.join(self.tmp, "out")
@@ -246,8 +281,10 @@ class CommandLine(TempDirs):
         shutil.copy(os.path.join(FIXTURES, "with_matrix", "matrix.json"), run_dir)
         done = self.torchplace(run_dir)
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertEqual(set(os.listdir(run_dir)),
-                         {"matrix.json", "index.html", "summary.md", "version_matrix.png"})
+        self.assertEqual(
+            set(os.listdir(run_dir)),
+            {"matrix.json", "index.html", "summary.md", "version_matrix.png"},
+        )
 
     def test_exit_codes(self):
         self.assertEqual(self.torchplace().returncode, 64)
@@ -260,10 +297,17 @@ class SimulatedColumnTest(unittest.TestCase):
     """The simulated device (harness/sim/) gets a column of its own, titled as simulated."""
 
     def test_sim_column_is_labelled_simulated(self):
-        cell = {"id": "s/variant=broken/device=sim:0", "scenario": "s",
-                "axes": {"variant": "broken"}, "device": "sim:0", "expected": {},
-                "observed": {"outcome": "error", "error_class": "DeviceMismatch"},
-                "status": "pass", "reason": "", "category": "expected_error"}
+        cell = {
+            "id": "s/variant=broken/device=sim:0",
+            "scenario": "s",
+            "axes": {"variant": "broken"},
+            "device": "sim:0",
+            "expected": {},
+            "observed": {"outcome": "error", "error_class": "DeviceMismatch"},
+            "status": "pass",
+            "reason": "",
+            "category": "expected_error",
+        }
         cpu = dict(cell, id="s/variant=broken/device=cpu", device="cpu")
         cuda = dict(cell, id="s/variant=broken/device=cuda:0", device="cuda:0")
         grid = matrix.from_results({"cells": [cuda, cell, cpu]})

@@ -52,10 +52,17 @@ class ReportCase(unittest.TestCase):
     def render(self, doc, out=None, env=None):
         with open(os.path.join(self.run_dir, "results.json"), "w", encoding="utf-8") as handle:
             json.dump(doc, handle)
-        args = [sys.executable, "-m", "torchplace.report", self.run_dir,
-                "--out", out or os.path.join(self.tmp, "out")]
-        done = subprocess.run(args, capture_output=True, timeout=600,
-                              env=dict(os.environ, **(env or {})))
+        args = [
+            sys.executable,
+            "-m",
+            "torchplace.report",
+            self.run_dir,
+            "--out",
+            out or os.path.join(self.tmp, "out"),
+        ]
+        done = subprocess.run(
+            args, capture_output=True, timeout=600, env=dict(os.environ, **(env or {}))
+        )
         self.output = (done.stdout + done.stderr).decode("utf-8", "backslashreplace")
         self.assertNotIn("Traceback", self.output)
         return done.returncode
@@ -127,11 +134,13 @@ class AsASet(unittest.TestCase):
                 raise OSError(28, "No space left on device (synthetic)", path)
             written.append(path)
             original(path, data, mode)
+
         schema.write_atomically = stop_after_one
         self.addCleanup(setattr, schema, "write_atomically", original)
         with self.assertRaises(OSError):
-            cli.write(out, {"a.png": b"new", "b.png": b"new", "summary.md": "new",
-                            "index.html": "new"})
+            cli.write(
+                out, {"a.png": b"new", "b.png": b"new", "summary.md": "new", "index.html": "new"}
+            )
         self.assertEqual(sorted(os.listdir(out)), ["a.png"])
 
 

@@ -15,28 +15,50 @@ from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_USAGE
 
 # (cause, pattern): apt's wording, oldest first in each alternation.
 CAUSES = [
-    ("expired Release file (the snapshot mirror's Valid-Until date has passed; "
-     "apt needs -o Acquire::Check-Valid-Until=false)",
-     re.compile(r"Release file for \S+ is expired")),
-    ("Release file not valid yet (the clock is behind the mirror's Date)",
-     re.compile(r"Release file for \S+ is not valid yet")),
-    ("mirror unreachable",
-     re.compile(r"Could not resolve|Temporary failure resolving|Could not connect to|"
-                r"Connection timed out|Connection refused|Network is unreachable|"
-                r"No route to host|Unable to connect to|unable to resolve host")),
-    ("debootstrap could not fetch the suite's Release file",
-     re.compile(r"Failed getting release file")),
-    ("suite or component absent on the mirror",
-     re.compile(r"does not have a Release file|404\s+Not Found|Invalid Release file")),
-    ("signature check failed",
-     re.compile(r"NO_PUBKEY|EXPKEYSIG|signatures couldn't be verified|is not signed|"
-                r"BADSIG|Release signed by unknown key")),
-    ("missing package",
-     re.compile(r"Unable to locate package \S+|Package '?\S+?'? has no installation candidate|"
-                r"Couldn't find any package by|Couldn't find package \S+")),
+    (
+        "expired Release file (the snapshot mirror's Valid-Until date has passed; "
+        "apt needs -o Acquire::Check-Valid-Until=false)",
+        re.compile(r"Release file for \S+ is expired"),
+    ),
+    (
+        "Release file not valid yet (the clock is behind the mirror's Date)",
+        re.compile(r"Release file for \S+ is not valid yet"),
+    ),
+    (
+        "mirror unreachable",
+        re.compile(
+            r"Could not resolve|Temporary failure resolving|Could not connect to|"
+            r"Connection timed out|Connection refused|Network is unreachable|"
+            r"No route to host|Unable to connect to|unable to resolve host"
+        ),
+    ),
+    (
+        "debootstrap could not fetch the suite's Release file",
+        re.compile(r"Failed getting release file"),
+    ),
+    (
+        "suite or component absent on the mirror",
+        re.compile(r"does not have a Release file|404\s+Not Found|Invalid Release file"),
+    ),
+    (
+        "signature check failed",
+        re.compile(
+            r"NO_PUBKEY|EXPKEYSIG|signatures couldn't be verified|is not signed|"
+            r"BADSIG|Release signed by unknown key"
+        ),
+    ),
+    (
+        "missing package",
+        re.compile(
+            r"Unable to locate package \S+|Package '?\S+?'? has no installation candidate|"
+            r"Couldn't find any package by|Couldn't find package \S+"
+        ),
+    ),
     ("no space left on device", re.compile(r"No space left on device")),
-    ("a package's install script failed",
-     re.compile(r"Sub-process /usr/bin/dpkg returned an error code|dpkg: error processing")),
+    (
+        "a package's install script failed",
+        re.compile(r"Sub-process /usr/bin/dpkg returned an error code|dpkg: error processing"),
+    ),
 ]
 
 

@@ -35,8 +35,11 @@ def errors(path):
         groups = schema.iteration_groups(schema.load_benchmarks(path), path)
     except schema.InputError as error:
         return [str(error)]
-    return [f"{name}: {group['error'] or 'error without a message'}"
-            for name, group in groups.items() if group["error"] is not None]
+    return [
+        f"{name}: {group['error'] or 'error without a message'}"
+        for name, group in groups.items()
+        if group["error"] is not None
+    ]
 
 
 def is_json(path):

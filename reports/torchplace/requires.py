@@ -25,8 +25,11 @@ def main(argv):
     absent = missing(argv)
     if absent:
         packages = " ".join(f"python3-{name}" for name in absent)
-        print(f"torchplace: {sys.executable} lacks {', '.join(absent)} "
-              f"(apt-get install {packages})", file=sys.stderr)
+        print(
+            f"torchplace: {sys.executable} lacks {', '.join(absent)} "
+            f"(apt-get install {packages})",
+            file=sys.stderr,
+        )
         return EXIT_ENV
     return EXIT_OK
 

@@ -48,8 +48,11 @@ def parse_fields(pairs):
 
 def record(path, step, fields):
     """Merges `step` into the run record at `path` (created when absent)."""
-    doc = schema.load_run(path) if os.path.exists(path) else {"schema": schema.RUN_SCHEMA,
-                                                               "steps": {}}
+    doc = (
+        schema.load_run(path)
+        if os.path.exists(path)
+        else {"schema": schema.RUN_SCHEMA, "steps": {}}
+    )
     doc["steps"][step] = fields
     schema.write_atomically(path, json.dumps(doc, indent=1) + "\n")
 

@@ -16,16 +16,23 @@ import tempfile
 from pathlib import Path
 
 # Exit codes of every tool; ci/lib/common.sh's TP_EXIT_* hold the same (reports/tests/test_package.py).
-EXIT_OK = 0          # done, nothing regressed
-EXIT_FAIL = 1        # a test, cell or benchmark failed; the speed gate: slower
+EXIT_OK = 0  # done, nothing regressed
+EXIT_FAIL = 1  # a test, cell or benchmark failed; the speed gate: slower
 EXIT_REGRESSION = 2  # the gates: a behaviour regression (never a usage error, as argparse has it)
-EXIT_ENV = 3         # environment or input error: a tool that cannot judge says so
-EXIT_BUILD = 4       # the build failed
-EXIT_USAGE = 64      # bad arguments (sysexits' EX_USAGE)
-EXIT_SKIP = 77       # a test that could not run here, with its reason (CTest's SKIP_RETURN_CODE)
+EXIT_ENV = 3  # environment or input error: a tool that cannot judge says so
+EXIT_BUILD = 4  # the build failed
+EXIT_USAGE = 64  # bad arguments (sysexits' EX_USAGE)
+EXIT_SKIP = 77  # a test that could not run here, with its reason (CTest's SKIP_RETURN_CODE)
 EXIT_INPUT = EXIT_ENV  # bad input is an environment/input error
-EXIT_CODES = {"OK": EXIT_OK, "FAIL": EXIT_FAIL, "REGRESSION": EXIT_REGRESSION, "ENV": EXIT_ENV,
-              "BUILD": EXIT_BUILD, "USAGE": EXIT_USAGE, "SKIP": EXIT_SKIP}
+EXIT_CODES = {
+    "OK": EXIT_OK,
+    "FAIL": EXIT_FAIL,
+    "REGRESSION": EXIT_REGRESSION,
+    "ENV": EXIT_ENV,
+    "BUILD": EXIT_BUILD,
+    "USAGE": EXIT_USAGE,
+    "SKIP": EXIT_SKIP,
+}
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -58,9 +65,11 @@ def load_json(path, what):
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except UnicodeDecodeError as error:
-        bad = error.object[error.start:error.start + 1].hex()
-        raise InputError(f"{what}: {path} is not UTF-8 text (byte 0x{bad} at offset "
-                         f"{error.start}: {error.reason})") from None
+        bad = error.object[error.start : error.start + 1].hex()
+        raise InputError(
+            f"{what}: {path} is not UTF-8 text (byte 0x{bad} at offset "
+            f"{error.start}: {error.reason})"
+        ) from None
     except OSError as error:  # a folder in its place, no permission, an I/O error
         raise InputError(f"{what}: {path} cannot be read ({error.strerror or error})") from None
     if not text.strip():
@@ -84,17 +93,28 @@ def require_objects(mapping, key, where):
     """mapping[key] as a list of objects; InputError names the field and what it holds instead."""
     items = mapping[key]
     if not isinstance(items, list):
-        raise InputError(f"{where}: {key} must be a list of objects, found "
-                         f"{type(items).__name__}")
+        raise InputError(
+            f"{where}: {key} must be a list of objects, found " f"{type(items).__name__}"
+        )
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            raise InputError(f"{where}: {key}[{index}] must be an object, found "
-                             f"{type(item).__name__}")
+            raise InputError(
+                f"{where}: {key}[{index}] must be an object, found " f"{type(item).__name__}"
+            )
     return items
 
 
-CELL_FIELDS = ("id", "scenario", "axes", "device", "expected", "observed", "status", "reason",
-               "category")
+CELL_FIELDS = (
+    "id",
+    "scenario",
+    "axes",
+    "device",
+    "expected",
+    "observed",
+    "status",
+    "reason",
+    "category",
+)
 
 # Outcome categories of a cell (harness/scenario.h), machine value -> label. Only EVIDENCE is
 # green: a cell there proved its claim. The others ran without proving it, or did not run.
@@ -116,18 +136,31 @@ OBSERVED_OUTCOMES = ("success", "error", "exception", "not_run")
 # A category as the harness derives it from the status (CellRecord::category): a skip is
 # "skipped", any status but pass (fail, or a cell that never finished) is "failed", and a pass
 # is one of the rest. The expected category as expected_category() derives it from the outcome.
-CATEGORY_OF_STATUS = {"skip": ("skipped",), "pass": ("passed", "expected_error", "race_shown",
-                                                     "ran_unexercised", "latent_unexercised",
-                                                     "race_not_shown")}
-EXPECTED_CATEGORY = {"error": ("expected_error",), "skip": ("skipped",),
-                     "success": ("passed", "ran_unexercised", "latent_unexercised", "race_shown")}
+CATEGORY_OF_STATUS = {
+    "skip": ("skipped",),
+    "pass": (
+        "passed",
+        "expected_error",
+        "race_shown",
+        "ran_unexercised",
+        "latent_unexercised",
+        "race_not_shown",
+    ),
+}
+EXPECTED_CATEGORY = {
+    "error": ("expected_error",),
+    "skip": ("skipped",),
+    "success": ("passed", "ran_unexercised", "latent_unexercised", "race_shown"),
+}
 
 
 def check_category(category, where, allowed=CATEGORIES):
     if not isinstance(category, str) or category not in allowed:
-        raise InputError(f"{where}: unknown outcome category {category!r} (known: "
-                         f"{', '.join(allowed)}); results written before categories existed "
-                         "must be produced again")
+        raise InputError(
+            f"{where}: unknown outcome category {category!r} (known: "
+            f"{', '.join(allowed)}); results written before categories existed "
+            "must be produced again"
+        )
     return category
 
 
@@ -145,8 +178,9 @@ def typed(mapping, key, types, where, optional=False):
     wrong_bool = isinstance(value, bool) and bool not in types
     if wrong_bool or not isinstance(value, types):
         names = " or ".join("null" if t is NONE else t.__name__ for t in types)
-        raise InputError(f"{where}: {key} must be {names}, found {type(value).__name__} "
-                         f"{_clip(value)}")
+        raise InputError(
+            f"{where}: {key} must be {names}, found {type(value).__name__} " f"{_clip(value)}"
+        )
     return value
 
 
@@ -161,7 +195,6 @@ def one_of(mapping, key, allowed, where):
 def _clip(value, limit=60):
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
-
 
 
 # Hand-made test data says so in its fingerprint ("synthetic": "hand-made test data, not a
@@ -187,8 +220,10 @@ def check_fingerprint(fingerprint, where):
     """The fields the gates read: libtorch_version, cuda.built_with_cuda, cuda.device_count; and
     the optional `synthetic` text of hand-made test data (synthetic_reason)."""
     if not isinstance(fingerprint, dict):
-        raise InputError(f"{where}: fingerprint must be an object, found "
-                         f"{type(fingerprint).__name__} {_clip(fingerprint)}")
+        raise InputError(
+            f"{where}: fingerprint must be an object, found "
+            f"{type(fingerprint).__name__} {_clip(fingerprint)}"
+        )
     where = f"{where}: fingerprint"
     typed(fingerprint, "libtorch_version", (str,), where)
     typed(fingerprint, SYNTHETIC_KEY, (str,), where, optional=True)
@@ -218,8 +253,10 @@ def check_cell(cell, where):
     typed(expected, "error_class", (str,) if outcome == "error" else (NONE,), f"{where}.expected")
     check_category(expected.get("category"), f"{where}.expected")
     if expected["category"] not in EXPECTED_CATEGORY[outcome]:
-        raise InputError(f"{where}.expected: category {expected['category']!r} contradicts "
-                         f"outcome {outcome!r}")
+        raise InputError(
+            f"{where}.expected: category {expected['category']!r} contradicts "
+            f"outcome {outcome!r}"
+        )
     observed = typed(cell, "observed", (dict,), where)
     seen = one_of(observed, "outcome", OBSERVED_OUTCOMES, f"{where}.observed")
     typed(observed, "error_class", (str,) if seen == "error" else (str, NONE), f"{where}.observed")
@@ -227,8 +264,10 @@ def check_cell(cell, where):
     category = check_category(cell["category"], where)
     allowed = CATEGORY_OF_STATUS.get(cell["status"], ("failed",))
     if category not in allowed:
-        raise InputError(f"{where}: category {category!r} contradicts status {cell['status']!r} "
-                         f"(a {cell['status']!r} cell is {' or '.join(allowed)})")
+        raise InputError(
+            f"{where}: category {category!r} contradicts status {cell['status']!r} "
+            f"(a {cell['status']!r} cell is {' or '.join(allowed)})"
+        )
     if cell["status"] == "pass" and (seen == "error") != (category == "expected_error"):
         raise InputError(f"{where}: a passing cell that observed {seen!r} cannot be {category!r}")
     if cell["status"] == "pass" and seen not in ("success", "error"):
@@ -307,8 +346,9 @@ def load_matrix(path):
         typed(version, "status", (str,), where)
         if typed(version, "fingerprint", (dict, NONE), where, optional=True):
             typed(version["fingerprint"], "libtorch_version", (str,), f"{where}.fingerprint")
-            typed(version["fingerprint"], SYNTHETIC_KEY, (str,), f"{where}.fingerprint",
-                  optional=True)
+            typed(
+                version["fingerprint"], SYNTHETIC_KEY, (str,), f"{where}.fingerprint", optional=True
+            )
     for index, cell in enumerate(require_objects(doc, "cells", path)):
         where = f"{path}: cells[{index}]"
         require(cell, MATRIX_CELL_FIELDS, where)
@@ -352,7 +392,7 @@ def planned_skip(entry):
         return entry.get("skip_message", "skipped")
     message = entry.get("error_message", "")
     if entry.get("error_occurred") and message.startswith(SKIP_PREFIX):
-        return message[len(SKIP_PREFIX):]
+        return message[len(SKIP_PREFIX) :]
     return None
 
 
@@ -367,8 +407,10 @@ def iteration_groups(doc, path, metric="real_time", required=()):
     for index, entry in enumerate(doc["benchmarks"]):
         if entry["run_type"] != "iteration":
             continue
-        group = groups.setdefault(entry.get("run_name", entry["name"]),
-                                  {"entries": [], "times": [], "skip": None, "error": None})
+        group = groups.setdefault(
+            entry.get("run_name", entry["name"]),
+            {"entries": [], "times": [], "skip": None, "error": None},
+        )
         reason = planned_skip(entry)
         if reason is not None:
             group["skip"] = reason if group["skip"] is None else group["skip"]
@@ -393,7 +435,9 @@ def write_atomically(path, data, mode="w"):
     Text is encoded (encode()) before anything is written; `mode` is kept for callers."""
     data = encode(data)
     directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
+    handle, temporary = tempfile.mkstemp(
+        dir=directory, prefix=".tmp-", suffix=os.path.basename(path)
+    )
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
@@ -412,8 +456,10 @@ class Terminated(BaseException):
 def exit_cleanly_on_sigterm():
     """SIGTERM raises Terminated in the main thread, so that temporary files are removed and the
     tool can say it was stopped, instead of dying between two of its output files."""
+
     def handler(signum, _frame):
         raise Terminated(f"stopped by signal {signum} (SIGTERM)")
+
     signal.signal(signal.SIGTERM, handler)
 
 

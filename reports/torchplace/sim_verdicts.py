@@ -34,17 +34,25 @@ def compare(cells):
             continue
         cuda = by_id.get(cell_id.replace(SIM, CUDA))
         if cuda is None or cuda["status"] == "skip" or sim["status"] == "skip":
-            why = "no cuda:0 cell" if cuda is None else (
-                f"cuda:0 skipped: {cuda['reason']}" if cuda["status"] == "skip"
-                else f"sim:0 skipped: {sim['reason']}")
+            why = (
+                "no cuda:0 cell"
+                if cuda is None
+                else (
+                    f"cuda:0 skipped: {cuda['reason']}"
+                    if cuda["status"] == "skip"
+                    else f"sim:0 skipped: {sim['reason']}"
+                )
+            )
             notes.append(f"not compared: {cell_id} ({why})")
             continue
         if verdict(sim) == verdict(cuda):
             agree += 1
         else:
-            disagree.append(f"DIFFERS: {cell_id}: sim {verdict(sim)} vs cuda {verdict(cuda)}; "
-                            f"sim said {sim['observed'].get('message', '')[:200]!r}, "
-                            f"cuda said {cuda['observed'].get('message', '')[:200]!r}")
+            disagree.append(
+                f"DIFFERS: {cell_id}: sim {verdict(sim)} vs cuda {verdict(cuda)}; "
+                f"sim said {sim['observed'].get('message', '')[:200]!r}, "
+                f"cuda said {cuda['observed'].get('message', '')[:200]!r}"
+            )
     return agree, disagree, notes
 
 
@@ -61,8 +69,11 @@ def load_cells(path):
 def run_suite(binary):
     with tempfile.TemporaryDirectory() as scratch:
         path = f"{scratch}/results.json"
-        subprocess.run([binary, "--gtest_filter=*device=sim0*:*device=cuda0*",
-                        f"--torchplace_results={path}"], check=False, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [binary, "--gtest_filter=*device=sim0*:*device=cuda0*", f"--torchplace_results={path}"],
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )
         return load_cells(path)
 
 
@@ -84,8 +95,10 @@ def main(argv):
         print(f"{len(disagree)} sim:0 cells disagree with cuda:0 ({agree} agree)")
         return EXIT_FAIL
     if agree == 0:
-        print("SKIP: no sim:0 cell could be compared with a cuda:0 cell that ran "
-              "(this host or LibTorch has no CUDA device)")
+        print(
+            "SKIP: no sim:0 cell could be compared with a cuda:0 cell that ran "
+            "(this host or LibTorch has no CUDA device)"
+        )
         return nothing_code
     print(f"all {agree} compared sim:0 cells give cuda:0's verdict")
     return EXIT_OK

@@ -13,8 +13,10 @@ import subprocess
 import sys
 import tempfile
 
-FILTER = ("^(cpu_copy/path:(memcpy|clone)/bytes:(4096|1048576)|"
-          "batch_mover/impl:mover/tensors:(10|1000))(/real_time)?$")
+FILTER = (
+    "^(cpu_copy/path:(memcpy|clone)/bytes:(4096|1048576)|"
+    "batch_mover/impl:mover/tensors:(10|1000))(/real_time)?$"
+)
 SHARE, SLACK = 0.2, 0.05  # a short run ends mid-cycle: >= 20 iterations keep it within 0.05
 
 
@@ -22,13 +24,25 @@ def shares(binary, extra):
     """run_name -> torchplace_extra_ratio (None when absent) of one short run."""
     with tempfile.TemporaryDirectory(prefix="extra-work-") as scratch:
         out = os.path.join(scratch, "run.json")
-        subprocess.run([binary, f"--benchmark_filter={FILTER}", "--benchmark_min_time=0.01",
-                        f"--torchplace_extra_work={extra}", f"--benchmark_out={out}",
-                        "--benchmark_out_format=json"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                binary,
+                f"--benchmark_filter={FILTER}",
+                "--benchmark_min_time=0.01",
+                f"--torchplace_extra_work={extra}",
+                f"--benchmark_out={out}",
+                "--benchmark_out_format=json",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         with open(out, encoding="utf-8") as handle:
             entries = json.load(handle)["benchmarks"]
-    return {e["run_name"]: e.get("torchplace_extra_ratio") for e in entries
-            if e["run_type"] == "iteration" and not e.get("error_occurred")}
+    return {
+        e["run_name"]: e.get("torchplace_extra_ratio")
+        for e in entries
+        if e["run_type"] == "iteration" and not e.get("error_occurred")
+    }
 
 
 def main(binary):
@@ -40,8 +54,11 @@ def main(binary):
         print(f"{name}: torchplace_extra_ratio {share}")
         if share is None or not SHARE - SLACK <= share <= SHARE + 1e-9:
             failures.append(f"{name}: extra share {share}, expected {SHARE} (-{SLACK})")
-    failures += [f"{name}: counter {share} without extra work" for name, share in plain.items()
-                 if share is not None]
+    failures += [
+        f"{name}: counter {share} without extra work"
+        for name, share in plain.items()
+        if share is not None
+    ]
     for failure in failures:
         print(f"FAIL {failure}")
     return 1 if failures else 0

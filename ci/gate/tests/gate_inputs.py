@@ -10,10 +10,12 @@ import tempfile
 
 from behaviour_fixtures import FINGERPRINT, cell
 
-CPU_HOST = dict(FINGERPRINT, cuda={"built_with_cuda": False, "available": False,
-                                   "device_count": 0, "gpus": []})
-CUDA_NO_DEVICE = dict(FINGERPRINT, cuda=dict(FINGERPRINT["cuda"], available=False,
-                                             device_count=0, gpus=[]))
+CPU_HOST = dict(
+    FINGERPRINT, cuda={"built_with_cuda": False, "available": False, "device_count": 0, "gpus": []}
+)
+CUDA_NO_DEVICE = dict(
+    FINGERPRINT, cuda=dict(FINGERPRINT["cuda"], available=False, device_count=0, gpus=[])
+)
 GPU_HOST = FINGERPRINT  # one GPU
 SYNTHETIC = "synthetic (ci/gate/tests/gate_inputs.py), not recorded from a run"
 
@@ -31,26 +33,42 @@ def passing(cell_id, error_class=None, category=None):
 
 
 def skipping(cell_id, code, error_class=None, category=None, reason="synthetic skip reason"):
-    return cell(cell_id, error_class, status="skip", reason=reason, skip_code=code,
-                expected_category=category)
+    return cell(
+        cell_id,
+        error_class,
+        status="skip",
+        reason=reason,
+        skip_code=code,
+        expected_category=category,
+    )
 
 
 def results(cells, fingerprint=CPU_HOST):
-    return {"schema": "torchplace.results/1", "about": SYNTHETIC, "fingerprint": fingerprint,
-            "cells": list(cells)}
+    return {
+        "schema": "torchplace.results/1",
+        "about": SYNTHETIC,
+        "fingerprint": fingerprint,
+        "cells": list(cells),
+    }
 
 
 def entry_of(one, skip_codes=()):
-    entry = {"outcome": one["expected"]["outcome"], "error_class": one["expected"]["error_class"],
-             "category": one["expected"]["category"]}
+    entry = {
+        "outcome": one["expected"]["outcome"],
+        "error_class": one["expected"]["error_class"],
+        "category": one["expected"]["category"],
+    }
     return dict(entry, skip_codes=list(skip_codes)) if skip_codes else entry
 
 
 def expectations(cells, skip_codes=None):
     """Committed expectations of these cells; skip_codes {id: codes} their allowed need codes."""
     skip_codes = skip_codes or {}
-    return {"schema": "torchplace.expectations/1", "refresh": SYNTHETIC,
-            "cells": {c["id"]: entry_of(c, skip_codes.get(c["id"], ())) for c in cells}}
+    return {
+        "schema": "torchplace.expectations/1",
+        "refresh": SYNTHETIC,
+        "cells": {c["id"]: entry_of(c, skip_codes.get(c["id"], ())) for c in cells},
+    }
 
 
 def write_json(path, doc):
@@ -76,8 +94,11 @@ class Gate:
         return self.command(args + (["--out", self.out] if out else []), env)
 
     def command(self, args, env=None):
-        done = subprocess.run([sys.executable, "-m", "torchplace.gate", *args],
-                              capture_output=True, env=dict(os.environ, **(env or {})))
+        done = subprocess.run(
+            [sys.executable, "-m", "torchplace.gate", *args],
+            capture_output=True,
+            env=dict(os.environ, **(env or {})),
+        )
         self.code = done.returncode
         self.output = (done.stdout + done.stderr).decode("utf-8", errors="backslashreplace")
         self.verdict = self.read_verdict()
@@ -91,5 +112,6 @@ class Gate:
             return json.load(handle)
 
     def kinds(self):
-        return sorted(r["kind"] for r in ((self.verdict or {}).get("behaviour") or {})
-                      .get("regressions", []))
+        return sorted(
+            r["kind"] for r in ((self.verdict or {}).get("behaviour") or {}).get("regressions", [])
+        )

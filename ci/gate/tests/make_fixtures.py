@@ -26,48 +26,87 @@ BENCHMARKS = {
     "cpu_copy/path:clone/bytes:1048576": (61.0, "us"),
     "cpu_copy/path:memcpy/bytes:4096": (20.0, "ns"),
     "batch_mover/impl:mover/tensors:64": (210.0, "us"),
-    "transfer/direction:h2d/strategy:pinned_staging_reuse/bytes:67108864/device:cuda:0": (1.26, "ms"),
+    "transfer/direction:h2d/strategy:pinned_staging_reuse/bytes:67108864/device:cuda:0": (
+        1.26,
+        "ms",
+    ),
     "prefetch_overlap/device:cuda:0": (5.1, "ms"),
 }
 SKIPPED = "transfer/direction:d2h/strategy:pageable/bytes:4096/device:cuda:1"
-CONTEXT = {"torchplace_synthetic": "hand-made test data, not a measurement: the speed gate's "
-           "test fixtures (ci/gate/tests/make_fixtures.py)",
-           "date": "2026-11-29T12:00:00+00:00", "host_name": "runner", "executable":
-           "build/scenarios/torchplace_bench", "num_cpus": 16, "mhz_per_cpu": 2000,
-           "cpu_scaling_enabled": False, "caches": [], "load_avg": [0.1, 0.1, 0.1],
-           "library_build_type": "release", "libtorch_version": "2.5.1", "gpu": "NVIDIA H200",
-           "driver": "560.35.03"}
+CONTEXT = {
+    "torchplace_synthetic": "hand-made test data, not a measurement: the speed gate's "
+    "test fixtures (ci/gate/tests/make_fixtures.py)",
+    "date": "2026-11-29T12:00:00+00:00",
+    "host_name": "runner",
+    "executable": "build/scenarios/torchplace_bench",
+    "num_cpus": 16,
+    "mhz_per_cpu": 2000,
+    "cpu_scaling_enabled": False,
+    "caches": [],
+    "load_avg": [0.1, 0.1, 0.1],
+    "library_build_type": "release",
+    "libtorch_version": "2.5.1",
+    "gpu": "NVIDIA H200",
+    "driver": "560.35.03",
+}
 
 
 # The speed cases' policy: fixed here so that tuning ci/gate/policy.json does not move the tests.
-POLICY = {"schema": "torchplace.gate-policy/1", "alpha": 0.01,
-          "default": {"max_ratio": 1.10, "min_abs_ns": 50, "min_reps": 8, "informational": False},
-          "patterns": [{"match": "prefetch_overlap/*", "informational": True}], "benchmarks": {}}
+POLICY = {
+    "schema": "torchplace.gate-policy/1",
+    "alpha": 0.01,
+    "default": {"max_ratio": 1.10, "min_abs_ns": 50, "min_reps": 8, "informational": False},
+    "patterns": [{"match": "prefetch_overlap/*", "informational": True}],
+    "benchmarks": {},
+}
 
 
 def entry(name, index, run_type, unit, value, extra, reps=REPS):
-    return {"name": name, "family_index": index, "per_family_instance_index": 0, "run_name": name,
-            "run_type": run_type, "repetitions": reps, **extra, "threads": 1,
-            "iterations": 1000, "real_time": value, "cpu_time": value, "time_unit": unit}
+    return {
+        "name": name,
+        "family_index": index,
+        "per_family_instance_index": 0,
+        "run_name": name,
+        "run_type": run_type,
+        "repetitions": reps,
+        **extra,
+        "threads": 1,
+        "iterations": 1000,
+        "real_time": value,
+        "cpu_time": value,
+        "time_unit": unit,
+    }
 
 
 def benchmark_entries(index, name, times, unit):
-    rows = [entry(name, index, "iteration", unit, t, {"repetition_index": r}, len(times))
-            for r, t in enumerate(times)]
+    rows = [
+        entry(name, index, "iteration", unit, t, {"repetition_index": r}, len(times))
+        for r, t in enumerate(times)
+    ]
     if len(times) < 2:
         return rows  # Google Benchmark writes no aggregates for one repetition
-    aggregates = {"mean": statistics.mean(times), "median": statistics.median(times),
-                  "stddev": statistics.stdev(times)}
+    aggregates = {
+        "mean": statistics.mean(times),
+        "median": statistics.median(times),
+        "stddev": statistics.stdev(times),
+    }
     for aggregate, value in aggregates.items():
-        row = entry(name, index, "aggregate", unit, value, {"aggregate_name": aggregate}, len(times))
+        row = entry(
+            name, index, "aggregate", unit, value, {"aggregate_name": aggregate}, len(times)
+        )
         rows.append(dict(row, name=f"{name}_{aggregate}", iterations=len(times)))
     return rows
 
 
 def skipped_entries(index):
-    return [dict(entry(SKIPPED, index, "iteration", "ns", 0.0, {"repetition_index": r}),
-                 error_occurred=True, error_message="skip: device absent: cuda:1 needs 2 GPUs")
-            for r in range(REPS)]
+    return [
+        dict(
+            entry(SKIPPED, index, "iteration", "ns", 0.0, {"repetition_index": r}),
+            error_occurred=True,
+            error_message="skip: device absent: cuda:1 needs 2 GPUs",
+        )
+        for r in range(REPS)
+    ]
 
 
 def bench_doc(seed, factors=None, spread=0.02, reps=REPS):
@@ -93,7 +132,9 @@ def many_benchmarks():
     for direction in ("h2d", "d2h"):
         for strategy, bandwidth in MANY_BANDWIDTH.items():
             for size in (4096, 4 << 20, 64 << 20, 256 << 20, 1 << 30):
-                name = f"transfer/direction:{direction}/strategy:{strategy}/bytes:{size}/device:cuda:0"
+                name = (
+                    f"transfer/direction:{direction}/strategy:{strategy}/bytes:{size}/device:cuda:0"
+                )
                 many.setdefault(name, (size / bandwidth * 1e6, "us"))
     return many
 
@@ -104,8 +145,11 @@ def many_doc(seed, factors=None):
     for index, (name, (median, unit)) in enumerate(many_benchmarks().items()):
         centre = median * (factors or {}).get(name, 1.0)
         times = [centre * math.exp(rng.gauss(0.0, 0.02)) for _ in range(MANY_REPS)]
-        out += [row for row in benchmark_entries(index, name, times, unit)
-                if row["run_type"] == "iteration"]
+        out += [
+            row
+            for row in benchmark_entries(index, name, times, unit)
+            if row["run_type"] == "iteration"
+        ]
     context = dict(CONTEXT, torchplace_interleaved=f"rounds={MANY_REPS} batch=1 order=ABBA")
     return {"context": context, "benchmarks": out}
 
@@ -134,8 +178,9 @@ def speed_fixtures():
         "few_reps.json": bench_doc(7, {"batch_mover/impl:mover/tensors:64": 1.3}, reps=4),
         "noisy.json": bench_doc(8, {"batch_mover/impl:mover/tensors:64": 1.3}, spread=0.6),
         "single_rep.json": bench_doc(9, reps=1),
-        "aggregates_only.json": dict(base, benchmarks=[b for b in base["benchmarks"]
-                                                       if b["run_type"] == "aggregate"]),
+        "aggregates_only.json": dict(
+            base, benchmarks=[b for b in base["benchmarks"] if b["run_type"] == "aggregate"]
+        ),
         "missing.json": without(bench_doc(2), "batch_mover/"),
         "errored.json": errored(bench_doc(2), "batch_mover/", "CUDA error: out of memory"),
         "other_tool.json": {"benchmarks": [{"name": "x", "gpu_time": 1.0}]},

@@ -25,8 +25,10 @@ def load_case(name):
 
 
 def gate_args(case, out_dir):
-    args = [arg if arg.startswith("--") or "=" in arg else os.path.join(FIXTURES, arg)
-            for arg in case["args"]]
+    args = [
+        arg if arg.startswith("--") or "=" in arg else os.path.join(FIXTURES, arg)
+        for arg in case["args"]
+    ]
     if "--baseline" in args and "--policy" not in args:
         args += ["--policy", os.path.join(FIXTURES, "speed", "policy.json")]
     return args + ([] if case.get("no_report") else ["--out", out_dir])
@@ -44,14 +46,20 @@ def report_failures(case, verdict):
         kinds = sorted(r["kind"] for r in (verdict["behaviour"] or {}).get("regressions", []))
         if kinds != sorted(case["kinds"]):
             failures.append(f"regression kinds {kinds}, expected {sorted(case['kinds'])}")
-    for key, section, listing, field in (("skipped_benchmarks", "speed", "skipped", "name"),
-                                         ("skipped_cells", "behaviour", "skipped", "id"),
-                                         ("new_cells", "behaviour", "new", "id")):
+    for key, section, listing, field in (
+        ("skipped_benchmarks", "speed", "skipped", "name"),
+        ("skipped_cells", "behaviour", "skipped", "id"),
+        ("new_cells", "behaviour", "new", "id"),
+    ):
         listed = [row[field] for row in (verdict[section] or {}).get(listing, [])]
-        failures += [f"{key}: {name} not listed" for name in case.get(key, []) if name not in listed]
+        failures += [
+            f"{key}: {name} not listed" for name in case.get(key, []) if name not in listed
+        ]
     if "compared" in case and (verdict["behaviour"] or {}).get("compared") != case["compared"]:
-        failures.append(f"compared {(verdict['behaviour'] or {}).get('compared')} cells, "
-                        f"expected {case['compared']}")
+        failures.append(
+            f"compared {(verdict['behaviour'] or {}).get('compared')} cells, "
+            f"expected {case['compared']}"
+        )
     problem = case.get("problem")  # text, or a list of texts that one problem must all hold
     wanted = [problem] if isinstance(problem, str) else problem or []
     if wanted and not any(all(w in text for w in wanted) for text in verdict["problems"]):
@@ -64,14 +72,20 @@ def report_failures(case, verdict):
 def main(name):
     case = load_case(name)
     with tempfile.TemporaryDirectory(prefix="gate-case-") as out_dir:
-        done = subprocess.run([sys.executable, *GATE, *gate_args(case, out_dir)],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, *GATE, *gate_args(case, out_dir)], capture_output=True, text=True
+        )
         print(done.stdout + done.stderr)
-        failures = [] if done.returncode == case["exit"] else [
-            f"exit code {done.returncode}, expected {case['exit']}"]
+        failures = (
+            []
+            if done.returncode == case["exit"]
+            else [f"exit code {done.returncode}, expected {case['exit']}"]
+        )
         if "Traceback (most recent call last)" in done.stdout + done.stderr:
             failures.append("a Python traceback reached the user")
-        written = [f for f in ("gate.json", "summary.md") if os.path.exists(os.path.join(out_dir, f))]
+        written = [
+            f for f in ("gate.json", "summary.md") if os.path.exists(os.path.join(out_dir, f))
+        ]
         if not case.get("no_report") and len(written) < 2:
             failures.append(f"--out holds only {written}: a verdict must always be written")
         elif not case.get("no_report"):

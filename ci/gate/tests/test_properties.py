@@ -34,23 +34,44 @@ from gate_inputs import SYNTHETIC, write_json
 from torchplace.gate import cli
 
 EXAMPLES = int(os.environ.get("TORCHPLACE_PROPERTY_EXAMPLES", "200"))
-SETTINGS = settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
-                    suppress_health_check=list(HealthCheck), print_blob=False)
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    print_blob=False,
+)
 
 DEVICES = ("cpu", "sim:0", "cuda:0", "cuda:1", "cuda:0+cuda:1")
 NEED_CODES = ("needs_cuda", "needs_no_cuda", "not_on_sim")
-ANY_CODE = ("no_cuda_build", "no_cuda_device", "too_few_gpus", "needs_cuda", "needs_no_cuda",
-            "covered_by_other_cell", "not_on_sim", "device_unusable", "unlisted", None)
+ANY_CODE = (
+    "no_cuda_build",
+    "no_cuda_device",
+    "too_few_gpus",
+    "needs_cuda",
+    "needs_no_cuda",
+    "covered_by_other_cell",
+    "not_on_sim",
+    "device_unusable",
+    "unlisted",
+    None,
+)
 HOSTS = {  # name -> (built_with_cuda, device_count)
-    "cpu_build": (False, 0), "cuda_build_no_gpu": (True, 0), "one_gpu": (True, 1),
-    "two_gpus": (True, 2)}
+    "cpu_build": (False, 0),
+    "cuda_build_no_gpu": (True, 0),
+    "one_gpu": (True, 1),
+    "two_gpus": (True, 2),
+}
 SUCCESS_CATEGORIES = ("passed", "ran_unexercised", "latent_unexercised", "race_shown")
 CLASSES = ("DeviceMismatch", "BackendUnavailable", "FileNotFound")
 
 
 def gpus_needed(device):
-    return max((int(part.split(":")[1]) + 1 for part in device.split("+")
-                if part.startswith("cuda")), default=0)
+    return max(
+        (int(part.split(":")[1]) + 1 for part in device.split("+") if part.startswith("cuda")),
+        default=0,
+    )
 
 
 def justified(code, device, entry, host):
@@ -76,8 +97,15 @@ def justifiable(device, entry, host, rnd):
     if codes:
         return rnd.choice(codes)
     built, count = HOSTS[host]
-    need = ("not_on_sim" if device.startswith("sim") else "needs_cuda" if count == 0 else
-            "needs_no_cuda" if gpus_needed(device) == 0 else None)
+    need = (
+        "not_on_sim"
+        if device.startswith("sim")
+        else "needs_cuda"
+        if count == 0
+        else "needs_no_cuda"
+        if gpus_needed(device) == 0
+        else None
+    )
     if need:
         entry["skip_codes"] = sorted(set(entry.get("skip_codes", [])) | {need})
         return need
@@ -100,10 +128,27 @@ def committed_cell(rnd, index):
     return f"s{index}/v=x/device={device}", device, entry
 
 
-FAULTS = ("skip", "skip", "skip", "vanish", "started_failing", "harness_fail", "stopped_raising", "class_changed",
-          "exception", "race_not_shown", "weakened")
-ONLY_ON = {"started_failing": "success", "harness_fail": "success", "race_not_shown": "success",
-           "weakened": "success", "stopped_raising": "error", "class_changed": "error"}
+FAULTS = (
+    "skip",
+    "skip",
+    "skip",
+    "vanish",
+    "started_failing",
+    "harness_fail",
+    "stopped_raising",
+    "class_changed",
+    "exception",
+    "race_not_shown",
+    "weakened",
+)
+ONLY_ON = {
+    "started_failing": "success",
+    "harness_fail": "success",
+    "race_not_shown": "success",
+    "weakened": "success",
+    "stopped_raising": "error",
+    "class_changed": "error",
+}
 
 
 def expected_args(entry):
@@ -121,30 +166,69 @@ def ran_cell(cell_id, entry, action, rnd):
     if action == "held":
         return cell(cell_id, error_class, error_class, expected_category=category), False
     if action == "race_not_shown" and entry["outcome"] == "success":
-        return cell(cell_id, None, None, expected_category=category,
-                    category="race_not_shown"), True
+        return (
+            cell(cell_id, None, None, expected_category=category, category="race_not_shown"),
+            True,
+        )
     if action == "weakened" and entry["outcome"] == "success":
         other = [c for c in SUCCESS_CATEGORIES if c != category]
         weaker = rnd.choice(other)
         return cell(cell_id, None, None, expected_category=weaker), True
     if entry["outcome"] == "error" and action in ("stopped_raising", "harness_fail"):
-        return cell(cell_id, error_class, None, "fail", "did not raise (synthetic)",
-                    expected_category=category), True
+        return (
+            cell(
+                cell_id,
+                error_class,
+                None,
+                "fail",
+                "did not raise (synthetic)",
+                expected_category=category,
+            ),
+            True,
+        )
     if entry["outcome"] == "error" and action == "class_changed":
         other = next(c for c in CLASSES if c != error_class)
-        return cell(cell_id, error_class, other, "fail", "another class (synthetic)",
-                    expected_category=category), True
+        return (
+            cell(
+                cell_id,
+                error_class,
+                other,
+                "fail",
+                "another class (synthetic)",
+                expected_category=category,
+            ),
+            True,
+        )
     if action == "exception":
-        one = cell(cell_id, error_class, None, "fail", "threw (synthetic)",
-                   expected_category=category)
+        one = cell(
+            cell_id, error_class, None, "fail", "threw (synthetic)", expected_category=category
+        )
         one["observed"] = {"outcome": "exception", "error_class": None, "message": "std::bad_alloc"}
         return one, True
     if entry["outcome"] == "success" and action == "started_failing":
-        return cell(cell_id, None, "DeviceMismatch", "fail", "raised (synthetic)",
-                    expected_category=category), True
+        return (
+            cell(
+                cell_id,
+                None,
+                "DeviceMismatch",
+                "fail",
+                "raised (synthetic)",
+                expected_category=category,
+            ),
+            True,
+        )
     if entry["outcome"] == "success" and action == "harness_fail":
-        return cell(cell_id, None, None, "fail", "loss did not fall (synthetic)",
-                    expected_category=category), True
+        return (
+            cell(
+                cell_id,
+                None,
+                None,
+                "fail",
+                "loss did not fall (synthetic)",
+                expected_category=category,
+            ),
+            True,
+        )
     return cell(cell_id, error_class, error_class, expected_category=category), False
 
 
@@ -168,8 +252,9 @@ def scenario(draw):
     elif mode == "one_fault":
         faults = {rnd.randint(0, max(size - 1, 0)): rnd.choice(FAULTS)}
     else:
-        faults = {rnd.randint(0, max(size - 1, 0)): rnd.choice(FAULTS)
-                  for _ in range(rnd.randint(0, 2))}
+        faults = {
+            rnd.randint(0, max(size - 1, 0)): rnd.choice(FAULTS) for _ in range(rnd.randint(0, 2))
+        }
     for index, (cell_id, device, entry) in enumerate(committed):
         action = faults.get(index, "held")
         if action in ONLY_ON:  # the fault needs an entry of its kind: make it one
@@ -188,8 +273,14 @@ def scenario(draw):
             code = rnd.choice(NEED_CODES if rnd.random() < 0.5 else ANY_CODE)
         if action == "skip":
             error_class, category = expected_args(entry)
-            one = cell(cell_id, error_class, status="skip", reason="synthetic skip",
-                       skip_code=code or "absent", expected_category=category)
+            one = cell(
+                cell_id,
+                error_class,
+                status="skip",
+                reason="synthetic skip",
+                skip_code=code or "absent",
+                expected_category=category,
+            )
             if entry["outcome"] == "skip":
                 one["expected"].update(outcome="skip", error_class=None)
             if not justified(code, device, entry, host):
@@ -214,28 +305,59 @@ def scenario(draw):
             wrong.append(f"new race_not_shown {new_id}")
         else:
             code = rnd.choice(ANY_CODE)
-            cells.append(cell(new_id, status="skip", reason="synthetic", skip_code=code or "absent"))
+            cells.append(
+                cell(new_id, status="skip", reason="synthetic", skip_code=code or "absent")
+            )
             if not justified(code, "cpu", None, host):
                 wrong.append(f"new cell skipped {code}")
-    fingerprint = {"libtorch_version": "2.6.0", "os": SYNTHETIC,
-                   "synthetic": "hand-made test data, not a measurement: a generated case of "
-                                "the behaviour gate's property tests",
-                   "cuda": {"built_with_cuda": built, "available": count > 0,
-                            "device_count": count, "gpus": []}}
-    results = {"schema": "torchplace.results/1", "about": SYNTHETIC, "fingerprint": fingerprint,
-               "cells": cells}
-    expectations = {"schema": "torchplace.expectations/1", "refresh": SYNTHETIC,
-                    "cells": {cell_id: entry for cell_id, _, entry in committed}}
+    fingerprint = {
+        "libtorch_version": "2.6.0",
+        "os": SYNTHETIC,
+        "synthetic": "hand-made test data, not a measurement: a generated case of "
+        "the behaviour gate's property tests",
+        "cuda": {
+            "built_with_cuda": built,
+            "available": count > 0,
+            "device_count": count,
+            "gpus": [],
+        },
+    }
+    results = {
+        "schema": "torchplace.results/1",
+        "about": SYNTHETIC,
+        "fingerprint": fingerprint,
+        "cells": cells,
+    }
+    expectations = {
+        "schema": "torchplace.expectations/1",
+        "refresh": SYNTHETIC,
+        "cells": {cell_id: entry for cell_id, _, entry in committed},
+    }
     return expectations, results, {"wrong": wrong, "compared": compared, "host": host}
 
 
-JSON_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=4),
-                        st.just("\ud800"), st.lists(st.integers(), max_size=2),
-                        st.dictionaries(st.text(max_size=2), st.integers(), max_size=2))
+JSON_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.text(max_size=4),
+    st.just("\ud800"),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+)
 
 
-FOCUS = ("id", "status", "reason", "skip_code", "category", "device", "axes", "observed",
-         "expected")
+FOCUS = (
+    "id",
+    "status",
+    "reason",
+    "skip_code",
+    "category",
+    "device",
+    "axes",
+    "observed",
+    "expected",
+)
 
 
 @st.composite
@@ -277,8 +399,13 @@ def corrupted(draw):
 class Scratch:
     """A folder for one example: results, expectations, and --out holding an earlier verdict."""
 
-    STALE = {"schema": "torchplace.gate/1", "verdict": "PASS", "exit_code": 0, "problems": [],
-             "about": "an earlier run (synthetic): must never survive a new one"}
+    STALE = {
+        "schema": "torchplace.gate/1",
+        "verdict": "PASS",
+        "exit_code": 0,
+        "problems": [],
+        "about": "an earlier run (synthetic): must never survive a new one",
+    }
 
     def __init__(self, expectations, results):
         self.root = tempfile.mkdtemp(prefix="gate-props-")
@@ -293,8 +420,9 @@ class Scratch:
         """(exit code, gate.json); an exception escaping main is a traceback: it propagates."""
         sink = io.StringIO()
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            code = cli.main(["--results", self.run_dir, "--expectations", self.committed,
-                             "--out", self.out])
+            code = cli.main(
+                ["--results", self.run_dir, "--expectations", self.committed, "--out", self.out]
+            )
         path = os.path.join(self.out, "gate.json")
         verdict = None
         if os.path.exists(path):
@@ -329,7 +457,9 @@ class Invariants(unittest.TestCase):
         if not oracle["compared"]:  # invariant 2
             self.assertNotEqual(code, 0, f"passed with nothing compared:\n{output}")
         if not oracle["wrong"] and oracle["compared"]:  # and no false alarm
-            self.assertEqual(code, 0, f"failed a run the rules accept ({oracle['host']}):\n{output}")
+            self.assertEqual(
+                code, 0, f"failed a run the rules accept ({oracle['host']}):\n{output}"
+            )
         self.assertIn(code, (0, 2, 3))
 
     @SETTINGS

@@ -18,9 +18,23 @@ import tempfile
 import time
 import unittest
 
-from gate_inputs import (BROKEN_CPU, BROKEN_CUDA, CPU_HOST, CUDA_NO_DEVICE, FIX_CPU, FIX_CUDA,
-                         FIX_SIM, GPU_HOST, WITH_CUDA_CPU, Gate, expectations, passing, results,
-                         skipping, write_json)
+from gate_inputs import (
+    BROKEN_CPU,
+    BROKEN_CUDA,
+    CPU_HOST,
+    CUDA_NO_DEVICE,
+    FIX_CPU,
+    FIX_CUDA,
+    FIX_SIM,
+    GPU_HOST,
+    WITH_CUDA_CPU,
+    Gate,
+    expectations,
+    passing,
+    results,
+    skipping,
+    write_json,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -30,16 +44,23 @@ PASS, SPEED, REGRESSION, INPUT = 0, 1, 2, 3
 
 def base_cells():
     """A cpu fix, a cpu broken variant (latent), the same on cuda:0 (a broken one raising)."""
-    return [passing(FIX_CPU, category="ran_unexercised"),
-            passing(BROKEN_CPU, category="latent_unexercised"),
-            passing(FIX_CUDA), passing(BROKEN_CUDA, "DeviceMismatch")]
+    return [
+        passing(FIX_CPU, category="ran_unexercised"),
+        passing(BROKEN_CPU, category="latent_unexercised"),
+        passing(FIX_CUDA),
+        passing(BROKEN_CUDA, "DeviceMismatch"),
+    ]
 
 
 def on_cpu_host(cells, code="no_cuda_build"):
     """The cells as a CPU-only host runs them: every CUDA cell skipped (no_cuda_build: a LibTorch
     without CUDA; no_cuda_device: a CUDA LibTorch on a host without a GPU)."""
-    return [skipping(c["id"], code, c["expected"]["error_class"],
-                     c["expected"]["category"]) if "cuda" in c["device"] else c for c in cells]
+    return [
+        skipping(c["id"], code, c["expected"]["error_class"], c["expected"]["category"])
+        if "cuda" in c["device"]
+        else c
+        for c in cells
+    ]
 
 
 def replaced(cells, new):
@@ -69,8 +90,12 @@ class SkipCodeByDevice(GateCase):
         absent = "no_cuda_device" if fingerprint is CUDA_NO_DEVICE else "no_cuda_build"
         cells = on_cpu_host(base_cells(), absent)
         run = replaced(cells, skipping(FIX_CPU, code, category="ran_unexercised"))
-        return self.judged(REGRESSION, results(run, fingerprint), expectations(base_cells()),
-                           kinds=["unexplained_skip"])
+        return self.judged(
+            REGRESSION,
+            results(run, fingerprint),
+            expectations(base_cells()),
+            kinds=["unexplained_skip"],
+        )
 
     def test_needs_cuda_on_a_cpu_cell_its_entry_does_not_allow(self):
         self.cpu_cell_skipped("needs_cuda")
@@ -96,23 +121,37 @@ class SkipCodeByDevice(GateCase):
     def test_needs_cuda_where_the_entry_allows_it(self):
         cells = base_cells() + [passing(WITH_CUDA_CPU)]
         run = on_cpu_host(replaced(cells, skipping(WITH_CUDA_CPU, "needs_cuda")))
-        verdict = self.judged(PASS, results(run), expectations(cells, {WITH_CUDA_CPU: ["needs_cuda"]}))
+        verdict = self.judged(
+            PASS, results(run), expectations(cells, {WITH_CUDA_CPU: ["needs_cuda"]})
+        )
         self.assertEqual([s["id"] for s in verdict["behaviour"]["skipped"]][-1], WITH_CUDA_CPU)
         # ... and another cpu cell skipped with the same code is a regression
         run = replaced(run, skipping(FIX_CPU, "needs_cuda", category="ran_unexercised"))
-        self.judged(REGRESSION, results(run), expectations(cells, {WITH_CUDA_CPU: ["needs_cuda"]}),
-                    kinds=["unexplained_skip"])
+        self.judged(
+            REGRESSION,
+            results(run),
+            expectations(cells, {WITH_CUDA_CPU: ["needs_cuda"]}),
+            kinds=["unexplained_skip"],
+        )
 
     def test_an_allowed_need_code_still_needs_the_run_to_agree(self):
         cells = base_cells() + [passing(WITH_CUDA_CPU)]
         run = replaced(cells, skipping(WITH_CUDA_CPU, "needs_cuda"))  # a GPU host: CUDA present
-        self.judged(REGRESSION, results(run, GPU_HOST),
-                    expectations(cells, {WITH_CUDA_CPU: ["needs_cuda"]}), kinds=["unexplained_skip"])
+        self.judged(
+            REGRESSION,
+            results(run, GPU_HOST),
+            expectations(cells, {WITH_CUDA_CPU: ["needs_cuda"]}),
+            kinds=["unexplained_skip"],
+        )
 
     def test_a_device_absence_code_needs_the_device_absent(self):
         run = replaced(base_cells(), skipping(FIX_CUDA, "no_cuda_device"))
-        self.judged(REGRESSION, results(run, GPU_HOST), expectations(base_cells()),
-                    kinds=["unexplained_skip"])
+        self.judged(
+            REGRESSION,
+            results(run, GPU_HOST),
+            expectations(base_cells()),
+            kinds=["unexplained_skip"],
+        )
 
     def test_the_committed_expectations_allow_the_example(self):
         with open(COMMITTED, encoding="utf-8") as handle:
@@ -132,12 +171,19 @@ class NothingCompared(GateCase):
         self.assertTrue(any("no cells" in p for p in verdict["problems"]), verdict)
 
     def test_refresh_from_a_run_without_cells_is_refused(self):
-        target = write_json(os.path.join(self.gate.root, "committed.json"),
-                            expectations(base_cells()))
+        target = write_json(
+            os.path.join(self.gate.root, "committed.json"), expectations(base_cells())
+        )
         before = open(target, encoding="utf-8").read()
         write_json(os.path.join(self.gate.root, "empty", "results.json"), results([]))
-        code = self.gate.command(["--refresh-expectations", os.path.join(self.gate.root, "empty"),
-                                  "--expectations", target])
+        code = self.gate.command(
+            [
+                "--refresh-expectations",
+                os.path.join(self.gate.root, "empty"),
+                "--expectations",
+                target,
+            ]
+        )
         self.assertEqual(code, INPUT, self.gate.output)
         self.assertEqual(open(target, encoding="utf-8").read(), before)
 
@@ -153,10 +199,15 @@ class ClosedSets(GateCase):
         self.bad(lambda doc: doc["cells"][2]["observed"].update(outcome="timeout"), "timeout")
 
     def test_observed_outcome_timeout_on_a_failed_cell(self):
-        self.bad(lambda doc: doc["cells"][2].update(status="fail", category="failed",
-                                                    reason="synthetic", observed=dict(
-                                                        doc["cells"][2]["observed"],
-                                                        outcome="timeout")), "timeout")
+        self.bad(
+            lambda doc: doc["cells"][2].update(
+                status="fail",
+                category="failed",
+                reason="synthetic",
+                observed=dict(doc["cells"][2]["observed"], outcome="timeout"),
+            ),
+            "timeout",
+        )
 
     def test_observed_outcome_crashed(self):
         self.bad(lambda doc: doc["cells"][2]["observed"].update(outcome="crashed"), "crashed")
@@ -170,6 +221,7 @@ class ClosedSets(GateCase):
 
 def set_in(path, value):
     """A change setting doc[path...] = value (a key None deletes it)."""
+
     def change(doc):
         target = doc
         for key in path[:-1]:
@@ -178,6 +230,7 @@ def set_in(path, value):
             del target[path[-1]]
         else:
             target[path[-1]] = value
+
     return change
 
 
@@ -219,8 +272,12 @@ class FieldTypes(GateCase):
         self.judged(INPUT, results(base_cells(), GPU_HOST), committed)
 
     def test_expectations_entry_of_the_wrong_type(self):
-        for field, value in (("outcome", "timeout"), ("error_class", 5), ("skip_codes", "needs_cuda"),
-                             ("skip_codes", ["no_cuda_build"])):
+        for field, value in (
+            ("outcome", "timeout"),
+            ("error_class", 5),
+            ("skip_codes", "needs_cuda"),
+            ("skip_codes", ["no_cuda_build"]),
+        ):
             with self.subTest(field=field, value=value):
                 self.earlier_pass()
                 committed = expectations(base_cells())
@@ -231,18 +288,37 @@ class FieldTypes(GateCase):
 class ToolErrors(GateCase):
     def test_a_lone_surrogate_keeps_the_regression(self):
         cells = base_cells()
-        run = replaced(cells, dict(passing(FIX_CUDA), status="fail", category="failed",
-                                   reason="loss \ud800 did not fall"))
+        run = replaced(
+            cells,
+            dict(
+                passing(FIX_CUDA),
+                status="fail",
+                category="failed",
+                reason="loss \ud800 did not fall",
+            ),
+        )
         self.judged(REGRESSION, results(run, GPU_HOST), expectations(cells), kinds=["harness_fail"])
         with open(os.path.join(self.gate.out, "summary.md"), encoding="utf-8") as handle:
             self.assertIn("loss \\ud800 did not fall", handle.read())
 
     def test_an_ascii_stdout_keeps_the_regression(self):
         cells = base_cells()
-        run = replaced(cells, dict(passing(FIX_CUDA), status="fail", category="failed",
-                                   reason="perte non diminuée → échec"))
-        self.judged(REGRESSION, results(run, GPU_HOST), expectations(cells), kinds=["harness_fail"],
-                    env={"PYTHONIOENCODING": "ascii", "LC_ALL": "C"})
+        run = replaced(
+            cells,
+            dict(
+                passing(FIX_CUDA),
+                status="fail",
+                category="failed",
+                reason="perte non diminuée → échec",
+            ),
+        )
+        self.judged(
+            REGRESSION,
+            results(run, GPU_HOST),
+            expectations(cells),
+            kinds=["harness_fail"],
+            env={"PYTHONIOENCODING": "ascii", "LC_ALL": "C"},
+        )
 
     def test_a_non_input_error_in_the_behaviour_section_is_exit_3_with_a_verdict(self):
         # an expectations file holding a number where an object goes: whatever breaks, a verdict
@@ -252,6 +328,7 @@ class ToolErrors(GateCase):
 
     def test_any_exception_in_the_behaviour_section(self):
         from torchplace.gate import behaviour, cli
+
         out = os.path.join(self.gate.root, "direct")
         original = behaviour.compare
         behaviour.compare = lambda *args: {}["injected"]
@@ -267,15 +344,26 @@ class Holes(GateCase):
 
     def test_a_fix_failing_its_numeric_check_is_harness_fail(self):
         cells = base_cells()
-        run = replaced(cells, dict(passing(FIX_CUDA), status="fail", category="failed",
-                                   reason="loss did not fall (synthetic)"))
+        run = replaced(
+            cells,
+            dict(
+                passing(FIX_CUDA),
+                status="fail",
+                category="failed",
+                reason="loss did not fall (synthetic)",
+            ),
+        )
         self.judged(REGRESSION, results(run, GPU_HOST), expectations(cells), kinds=["harness_fail"])
 
     def test_a_new_cell_whose_race_was_not_shown(self):
         race = "pinned_non_blocking/case=d2h_unsynchronized/device=cuda:0"
         new = dict(passing(race, category="race_shown"), category="race_not_shown")
-        self.judged(REGRESSION, results(base_cells() + [new], GPU_HOST),
-                    expectations(base_cells()), kinds=["race_not_shown"])
+        self.judged(
+            REGRESSION,
+            results(base_cells() + [new], GPU_HOST),
+            expectations(base_cells()),
+            kinds=["race_not_shown"],
+        )
 
     def test_not_on_sim_needs_a_sim_cell_and_its_entry(self):
         cells = base_cells() + [passing(FIX_SIM)]
@@ -283,19 +371,29 @@ class Holes(GateCase):
         self.judged(REGRESSION, results(run), expectations(cells), kinds=["unexplained_skip"])
         self.judged(PASS, results(run), expectations(cells, {FIX_SIM: ["not_on_sim"]}))
 
-
     def test_not_on_sim_off_sim_even_where_an_entry_lists_it(self):
         cells = base_cells()
-        run = on_cpu_host(replaced(cells, skipping(FIX_CPU, "not_on_sim", category="ran_unexercised")))
-        self.judged(REGRESSION, results(run), expectations(cells, {FIX_CPU: ["not_on_sim"]}),
-                    kinds=["unexplained_skip"])
+        run = on_cpu_host(
+            replaced(cells, skipping(FIX_CPU, "not_on_sim", category="ran_unexercised"))
+        )
+        self.judged(
+            REGRESSION,
+            results(run),
+            expectations(cells, {FIX_CPU: ["not_on_sim"]}),
+            kinds=["unexplained_skip"],
+        )
 
     def test_needs_no_cuda_on_a_cpu_cell_needs_cuda_present(self):
         cells = base_cells()
-        run = on_cpu_host(replaced(cells, skipping(FIX_CPU, "needs_no_cuda",
-                                                   category="ran_unexercised")))
-        self.judged(REGRESSION, results(run), expectations(cells, {FIX_CPU: ["needs_no_cuda"]}),
-                    kinds=["unexplained_skip"])
+        run = on_cpu_host(
+            replaced(cells, skipping(FIX_CPU, "needs_no_cuda", category="ran_unexercised"))
+        )
+        self.judged(
+            REGRESSION,
+            results(run),
+            expectations(cells, {FIX_CPU: ["needs_no_cuda"]}),
+            kinds=["unexplained_skip"],
+        )
         run = replaced(cells, skipping(FIX_CPU, "needs_no_cuda", category="ran_unexercised"))
         self.judged(PASS, results(run, GPU_HOST), expectations(cells, {FIX_CPU: ["needs_no_cuda"]}))
 
@@ -304,10 +402,14 @@ class RefreshCodes(GateCase):
     def test_refresh_records_need_codes_and_keeps_those_this_run_cannot_show(self):
         cells = base_cells() + [passing(WITH_CUDA_CPU)]
         run_dir = os.path.join(self.gate.root, "cpu-run")
-        write_json(os.path.join(run_dir, "results.json"),
-                   results(on_cpu_host(replaced(cells, skipping(WITH_CUDA_CPU, "needs_cuda")))))
-        target = write_json(os.path.join(self.gate.root, "committed.json"),
-                            expectations(cells, {FIX_CPU: ["needs_no_cuda"]}))
+        write_json(
+            os.path.join(run_dir, "results.json"),
+            results(on_cpu_host(replaced(cells, skipping(WITH_CUDA_CPU, "needs_cuda")))),
+        )
+        target = write_json(
+            os.path.join(self.gate.root, "committed.json"),
+            expectations(cells, {FIX_CPU: ["needs_no_cuda"]}),
+        )
         code = self.gate.command(["--refresh-expectations", run_dir, "--expectations", target])
         self.assertEqual(code, PASS, self.gate.output)
         with open(target, encoding="utf-8") as handle:
@@ -316,8 +418,13 @@ class RefreshCodes(GateCase):
         self.assertEqual(written[FIX_CPU]["skip_codes"], ["needs_no_cuda"])  # kept from the file
         self.assertNotIn("skip_codes", written[FIX_CUDA])  # no_cuda_build: its device says so
         # the refreshed file gates the run it came from
-        self.assertEqual(self.gate.command(["--results", run_dir, "--expectations", target,
-                                            "--out", self.gate.out]), PASS, self.gate.output)
+        self.assertEqual(
+            self.gate.command(
+                ["--results", run_dir, "--expectations", target, "--out", self.gate.out]
+            ),
+            PASS,
+            self.gate.output,
+        )
 
 
 class OutputsAsASet(GateCase):
@@ -328,8 +435,9 @@ class OutputsAsASet(GateCase):
         cells = [passing(f"s/i={i}/device=cpu") for i in range(6000)]
         run_dir = os.path.join(self.gate.root, "run")
         write_json(os.path.join(run_dir, "results.json"), results(cells))
-        committed = write_json(os.path.join(self.gate.root, "expectations.json"),
-                               expectations(cells))
+        committed = write_json(
+            os.path.join(self.gate.root, "expectations.json"), expectations(cells)
+        )
         return ["--results", run_dir, "--expectations", committed, "--out", self.gate.out]
 
     def consistent(self):
@@ -341,9 +449,17 @@ class OutputsAsASet(GateCase):
                 title = handle.readline()
             self.assertIn(self.gate.read_verdict()["verdict"], title)
 
-    EARLIER = {"gate.json": json.dumps({"verdict": "PASS", "exit_code": 0, "problems": [],
-                                        "about": "an earlier run (synthetic)"}),
-               "summary.md": "## torchplace gate: PASS\n\nan earlier run (synthetic)\n"}
+    EARLIER = {
+        "gate.json": json.dumps(
+            {
+                "verdict": "PASS",
+                "exit_code": 0,
+                "problems": [],
+                "about": "an earlier run (synthetic)",
+            }
+        ),
+        "summary.md": "## torchplace gate: PASS\n\nan earlier run (synthetic)\n",
+    }
 
     def test_sigterm_sweep(self):
         args = self.big_run()
@@ -351,8 +467,11 @@ class OutputsAsASet(GateCase):
             with self.subTest(delay=delay):
                 for name, text in self.EARLIER.items():
                     write_json(os.path.join(self.gate.out, name), text)
-                child = subprocess.Popen([sys.executable, "-m", "torchplace.gate", *args],
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                child = subprocess.Popen(
+                    [sys.executable, "-m", "torchplace.gate", *args],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                )
                 time.sleep(delay)
                 child.send_signal(signal.SIGTERM)
                 _, err = child.communicate(timeout=60)
@@ -396,8 +515,12 @@ class WrapperExecs(unittest.TestCase):
         os.mkfifo(fifo)
         args = [os.path.join(ROOT, "ci", "torchplace"), command, *out_args(run_dir, scratch)]
         with open(os.path.join(scratch, "stderr"), "wb") as stderr:
-            child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=stderr,
-                                     env=dict(os.environ, TORCHPLACE_NO_INSTALL="1"))
+            child = subprocess.Popen(
+                args,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                env=dict(os.environ, TORCHPLACE_NO_INSTALL="1"),
+            )
         deadline = time.monotonic() + 60
         while not self.readers(module, run_dir):
             self.assertIsNone(child.poll(), "the command ended before Python started")
@@ -415,8 +538,11 @@ class WrapperExecs(unittest.TestCase):
         orphans = self.readers(module, run_dir)
         for pid in orphans:  # end them: the FIFO gets a writer, then SIGKILL
             os.kill(pid, signal.SIGKILL)
-        self.assertFalse(orphans, "a Python process still runs after the command was killed: "
-                                  "the wrapper does not exec it")
+        self.assertFalse(
+            orphans,
+            "a Python process still runs after the command was killed: "
+            "the wrapper does not exec it",
+        )
         self.assertNotIn(b"Traceback", err)
         return child.returncode, scratch
 
@@ -445,15 +571,28 @@ class WrapperExecs(unittest.TestCase):
         return found
 
     def test_gate(self):
-        code, scratch = self.run_wrapper("gate", "torchplace.gate", lambda run, scratch: [
-            "--results", run, "--expectations", COMMITTED, "--out", os.path.join(scratch, "out")])
+        code, scratch = self.run_wrapper(
+            "gate",
+            "torchplace.gate",
+            lambda run, scratch: [
+                "--results",
+                run,
+                "--expectations",
+                COMMITTED,
+                "--out",
+                os.path.join(scratch, "out"),
+            ],
+        )
         self.assertEqual(code, INPUT)
         with open(os.path.join(scratch, "out", "gate.json"), encoding="utf-8") as handle:
             self.assertTrue(any("interrupted" in p for p in json.load(handle)["problems"]))
 
     def test_report(self):
-        code, _ = self.run_wrapper("report", "torchplace.report", lambda run, scratch: [
-            run, "--out", os.path.join(scratch, "report")])
+        code, _ = self.run_wrapper(
+            "report",
+            "torchplace.report",
+            lambda run, scratch: [run, "--out", os.path.join(scratch, "report")],
+        )
         self.assertEqual(code, INPUT)
 
 

@@ -59,8 +59,13 @@ class PowerTest(unittest.TestCase):
 
     @staticmethod
     def row(name, reps, informational=False, min_reps=8):
-        return {"name": name, "informational": informational, "reps_baseline": reps,
-                "reps_candidate": reps, "rule": {"min_reps": min_reps}}
+        return {
+            "name": name,
+            "informational": informational,
+            "reps_baseline": reps,
+            "reps_candidate": reps,
+            "rule": {"min_reps": min_reps},
+        }
 
     def test_every_gated_benchmark_needs_power(self):
         # 100 at 8 a side and one at 16: 101 x 2/C(16, 8) >= 0.01, so the 100 can never be SLOWER
@@ -72,8 +77,9 @@ class PowerTest(unittest.TestCase):
         self.assertTrue(speed.power(rows[:60] + [self.row("best", 16)], self.ALPHA)["enough"])
 
     def test_below_min_reps_is_no_power_and_informational_rows_do_not_count(self):
-        rows = [self.row("a", 16), self.row("few", 7)] + [self.row(f"i{i}", 2, True)
-                                                           for i in range(500)]
+        rows = [self.row("a", 16), self.row("few", 7)] + [
+            self.row(f"i{i}", 2, True) for i in range(500)
+        ]
         check = speed.power(rows, self.ALPHA)
         self.assertEqual((check["gated"], check["without"]), (2, ["few"]))
         self.assertIsNone(speed.power(rows[2:], self.ALPHA))
@@ -84,29 +90,40 @@ class PowerTest(unittest.TestCase):
 
 
 class PolicyTest(unittest.TestCase):
-    DOC = {"schema": "torchplace.gate-policy/1", "alpha": 0.01,
-           "default": {"max_ratio": 1.1, "min_abs_ns": 50, "min_reps": 8, "informational": False},
-           "patterns": [{"match": "transfer/*", "max_ratio": 1.2},
-                        {"match": "*device:cuda:1", "informational": True}],
-           "benchmarks": {"transfer/a/device:cuda:1": {"max_ratio": 1.3}}}
+    DOC = {
+        "schema": "torchplace.gate-policy/1",
+        "alpha": 0.01,
+        "default": {"max_ratio": 1.1, "min_abs_ns": 50, "min_reps": 8, "informational": False},
+        "patterns": [
+            {"match": "transfer/*", "max_ratio": 1.2},
+            {"match": "*device:cuda:1", "informational": True},
+        ],
+        "benchmarks": {"transfer/a/device:cuda:1": {"max_ratio": 1.3}},
+    }
 
     def test_later_entries_override(self):
         rule = Policy(self.DOC, "p").rule("transfer/a/device:cuda:1")
         self.assertEqual((rule["max_ratio"], rule["informational"]), (1.3, True))
-        self.assertEqual(rule["sources"], ["default", "transfer/*", "*device:cuda:1",
-                                           "transfer/a/device:cuda:1"])
+        self.assertEqual(
+            rule["sources"], ["default", "transfer/*", "*device:cuda:1", "transfer/a/device:cuda:1"]
+        )
         self.assertEqual(Policy(self.DOC, "p").rule("cpu_copy/x")["max_ratio"], 1.1)
 
     def test_rejects_typos_and_bad_values(self):
         default = self.DOC["default"]
-        for change in ({"alpha": 1.5}, {"default": dict(self.DOC["default"], max_ratio=0.9)},
-                       {"alpha": float("nan")}, {"alpha": "0.01"},
-                       {"default": dict(default, max_ratio=float("nan"))},
-                       {"default": dict(default, max_ratio=float("inf"))},
-                       {"default": dict(default, min_abs_ns=float("inf"))},
-                       {"default": dict(default, min_reps=7.5)},
-                       {"patterns": [{"match": "x", "min_abs_ns": float("nan")}]},
-                       {"patterns": [{"match": "x", "informationl": True}]}, {"extra": 1}):
+        for change in (
+            {"alpha": 1.5},
+            {"default": dict(self.DOC["default"], max_ratio=0.9)},
+            {"alpha": float("nan")},
+            {"alpha": "0.01"},
+            {"default": dict(default, max_ratio=float("nan"))},
+            {"default": dict(default, max_ratio=float("inf"))},
+            {"default": dict(default, min_abs_ns=float("inf"))},
+            {"default": dict(default, min_reps=7.5)},
+            {"patterns": [{"match": "x", "min_abs_ns": float("nan")}]},
+            {"patterns": [{"match": "x", "informationl": True}]},
+            {"extra": 1},
+        ):
             with self.assertRaises(InputError, msg=change):
                 Policy(dict(self.DOC, **change), "p")
 
@@ -121,7 +138,9 @@ class InterleaveTest(unittest.TestCase):
             with open(os.path.join(FIXTURES, "speed", "base.json"), encoding="utf-8") as handle:
                 merged.add(json.load(handle))
         doc = json.loads(merged.document("rounds=2"))
-        rows = [r for r in doc["benchmarks"] if r["run_name"] == "cpu_copy/path:clone/bytes:1048576"]
+        rows = [
+            r for r in doc["benchmarks"] if r["run_name"] == "cpu_copy/path:clone/bytes:1048576"
+        ]
         self.assertEqual([r["repetition_index"] for r in rows], list(range(24)))
         self.assertEqual({r["repetitions"] for r in rows}, {24})
         self.assertEqual({r["run_type"] for r in doc["benchmarks"]}, {"iteration"})
@@ -129,9 +148,11 @@ class InterleaveTest(unittest.TestCase):
 
 class MarkdownTest(unittest.TestCase):
     def test_table_sorted_by_ratio_with_p_and_reps(self):
-        section = speed.compare(os.path.join(FIXTURES, "speed", "base.json"),
-                                os.path.join(FIXTURES, "speed", "slower.json"),
-                                load_policy(os.path.join(FIXTURES, "speed", "policy.json")))
+        section = speed.compare(
+            os.path.join(FIXTURES, "speed", "base.json"),
+            os.path.join(FIXTURES, "speed", "slower.json"),
+            load_policy(os.path.join(FIXTURES, "speed", "policy.json")),
+        )
         verdict = {"problems": [], "behaviour": None, "speed": section, "exit_code": 1}
         rows = [line for line in report.markdown(verdict).splitlines() if line.startswith("| `")]
         ratios = [float(line.split("|")[3]) for line in rows]
@@ -148,9 +169,16 @@ class ToolErrorTest(unittest.TestCase):
 
         scratch = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, scratch)
-        code = gate.main(["--baseline", os.path.join(FIXTURES, "speed", "base.json"),
-                          "--candidate", os.path.join(FIXTURES, "speed", candidate),
-                          "--out", scratch])
+        code = gate.main(
+            [
+                "--baseline",
+                os.path.join(FIXTURES, "speed", "base.json"),
+                "--candidate",
+                os.path.join(FIXTURES, "speed", candidate),
+                "--out",
+                scratch,
+            ]
+        )
         with open(os.path.join(scratch, "gate.json"), encoding="utf-8") as handle:
             verdict = json.load(handle)
         problems = verdict["problems"] + verdict.get("tool_errors", [])
@@ -161,6 +189,7 @@ class ToolErrorTest(unittest.TestCase):
     def test_an_unexpected_exception_is_exit_3_with_a_verdict(self):
         def broken(*_args):
             raise ZeroDivisionError("injected")
+
         original, speed.compare = speed.compare, broken
         self.addCleanup(setattr, speed, "compare", original)
         code, problems, summary = self.run_gate("slower.json")
@@ -184,8 +213,10 @@ class RefreshTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, scratch)
         target = os.path.join(scratch, "expectations.json")
         behaviour.refresh(os.path.join(FIXTURES, "behaviour", "results_ok"), target)
-        self.assertEqual(behaviour.load_expectations(target), behaviour.load_expectations(
-            os.path.join(FIXTURES, "behaviour", "expectations.json")))
+        self.assertEqual(
+            behaviour.load_expectations(target),
+            behaviour.load_expectations(os.path.join(FIXTURES, "behaviour", "expectations.json")),
+        )
 
     def test_refresh_makes_the_expectations_folder(self):
         scratch = tempfile.mkdtemp()
@@ -205,8 +236,10 @@ class RefreshTest(unittest.TestCase):
 
     def test_refresh_refuses_a_failing_run(self):
         with self.assertRaises(InputError):
-            behaviour.refresh(os.path.join(FIXTURES, "behaviour", "results_stopped_raising"),
-                              os.path.join(tempfile.gettempdir(), "never-written.json"))
+            behaviour.refresh(
+                os.path.join(FIXTURES, "behaviour", "results_stopped_raising"),
+                os.path.join(tempfile.gettempdir(), "never-written.json"),
+            )
 
 
 class SkipCodeTest(unittest.TestCase):
@@ -218,6 +251,7 @@ class SkipCodeTest(unittest.TestCase):
 
     def test_the_closed_set_is_the_harness_codes(self):
         import re
+
         declared = set(re.findall(r'// "(\w+)":', self.read("skip_code.h")))
         written = set(re.findall(r'return "(\w+)";', self.read("devices.cpp")))
         self.assertEqual(declared, set(skips.SKIP_CODES) | set(skips.NOT_ACCEPTED) - {"unlisted"})
@@ -236,7 +270,9 @@ class SkipCodeTest(unittest.TestCase):
     def test_kind_of_a_second_gpu_is_cuda0(self):
         self.assertEqual(behaviour.kind_id("s/v=a/device=cuda:3"), "s/v=a/device=cuda:0")
         self.assertEqual(behaviour.kind_id("s/v=a/device=cuda:10"), "s/v=a/device=cuda:0")
-        self.assertEqual(behaviour.kind_id("m/v=a/devices=cuda:0+cuda:1"), "m/v=a/devices=cuda:0+cuda:1")
+        self.assertEqual(
+            behaviour.kind_id("m/v=a/devices=cuda:0+cuda:1"), "m/v=a/devices=cuda:0+cuda:1"
+        )
         self.assertEqual(behaviour.kind_id("s/v=a/device=cpu"), "s/v=a/device=cpu")
 
 

@@ -78,8 +78,9 @@ def run_causes(text):
         handle.flush()
         result = run("--names", handle.name)
     if result.returncode not in (0, 1):
-        raise AssertionError(f"torchplace.apt_log exit {result.returncode}: "
-                             f"{result.stdout}{result.stderr}")
+        raise AssertionError(
+            f"torchplace.apt_log exit {result.returncode}: " f"{result.stdout}{result.stderr}"
+        )
     return [(line, None) for line in result.stdout.splitlines() if line]
 
 

@@ -8,11 +8,29 @@ import re
 import subprocess
 import sys
 
-LABELS = {"cpu", "sim", "cuda", "multi_gpu", "unit", "bench", "report", "gate", "matrix",
-          "gpu_runner", "mutation", "package", "command", "lint"}
+LABELS = {
+    "cpu",
+    "sim",
+    "cuda",
+    "multi_gpu",
+    "unit",
+    "bench",
+    "report",
+    "gate",
+    "matrix",
+    "gpu_runner",
+    "mutation",
+    "package",
+    "command",
+    "lint",
+}
 # A name's last part (tp::naming's test form), or a harness test's suffix -> its label.
-BY_NAME = [(r".*/device=cpu", "cpu"), (r".*/device=sim\d+|.*/devices=sim\d+(\+sim\d+)+", "sim"),
-           (r".*/device=cuda\d+|.*_CUDA", "cuda"), (r".*/devices=cuda\d+(\+cuda\d+)+", "multi_gpu")]
+BY_NAME = [
+    (r".*/device=cpu", "cpu"),
+    (r".*/device=sim\d+|.*/devices=sim\d+(\+sim\d+)+", "sim"),
+    (r".*/device=cuda\d+|.*_CUDA", "cuda"),
+    (r".*/devices=cuda\d+(\+cuda\d+)+", "multi_gpu"),
+]
 
 
 def labels_of(test):
@@ -30,8 +48,10 @@ def problems_of(tests):
             problems.append(f"{name}: a printed parameter in the name (changes between runs)")
         named_for = [label for pattern, label in BY_NAME if re.fullmatch(pattern, name)]
         if ("/device=" in name or "/devices=" in name) and not named_for:
-            problems.append(f"{name}: a cell whose device part no label rule knows (labelled "
-                            f"{labels}); add its device kind to the rules")
+            problems.append(
+                f"{name}: a cell whose device part no label rule knows (labelled "
+                f"{labels}); add its device kind to the rules"
+            )
         for label in named_for:
             if label not in labels:
                 problems.append(f"{name}: named for {label}, labelled {labels}")
@@ -39,7 +59,9 @@ def problems_of(tests):
             problems.append(f"{name}: labelled {labels}, not one device label")
     for label in ("cpu", "sim", "cuda", "multi_gpu", "unit"):
         if not any(label in labels_of(test) for test in tests):
-            problems.append(f"no test labelled {label}: a suite's discovery or labelling is missing")
+            problems.append(
+                f"no test labelled {label}: a suite's discovery or labelling is missing"
+            )
     return problems
 
 
@@ -48,8 +70,12 @@ def main():
         print(__doc__, file=sys.stderr)
         return 64
     try:
-        listing = subprocess.run([sys.argv[1], "--test-dir", sys.argv[2], "--show-only=json-v1"],
-                                 check=True, capture_output=True, text=True)
+        listing = subprocess.run(
+            [sys.argv[1], "--test-dir", sys.argv[2], "--show-only=json-v1"],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
     except (OSError, subprocess.CalledProcessError) as error:
         print(f"FAIL: cannot list the tests of {sys.argv[2]} with {sys.argv[1]}: {error}")
         return 1

@@ -13,10 +13,12 @@ from torchplace.matrix import merge, status
 
 
 class BadArguments(unittest.TestCase):
-    CASES = {"merge": [[], ["OUT"], ["OUT", "--bogus"], ["OUT", "=root"], ["OUT", "1.13.1="]],
-             "gate": [[], ["A.json", "--colour", "B"], ["A.json", "B.json"]],
-             "corpus": [[], ["OUT", "CORPUS", "EXTRA"]],
-             "status": [[], ["A.json", "B.json"]]}
+    CASES = {
+        "merge": [[], ["OUT"], ["OUT", "--bogus"], ["OUT", "=root"], ["OUT", "1.13.1="]],
+        "gate": [[], ["A.json", "--colour", "B"], ["A.json", "B.json"]],
+        "corpus": [[], ["OUT", "CORPUS", "EXTRA"]],
+        "status": [[], ["A.json", "B.json"]],
+    }
 
     def test_every_command_exits_64_with_its_usage(self):
         for name, calls in self.CASES.items():
@@ -36,8 +38,9 @@ class Status(unittest.TestCase):
 
     def merged(self, columns):
         for version, column_status, cells in columns:
-            write_column(self.out, version, column_status, cells,
-                         build_log="x.cpp:1: error: boom\n")
+            write_column(
+                self.out, version, column_status, cells, build_log="x.cpp:1: error: boom\n"
+            )
         matrix = merge.merge(self.out, [(version, "root") for version, _, _ in columns])
         path = os.path.join(self.out, "matrix.json")
         with open(path, "w", encoding="utf-8") as handle:
@@ -51,8 +54,9 @@ class Status(unittest.TestCase):
         self.assertEqual(run.returncode, schema.EXIT_OK, run.stderr)
 
     def test_a_failed_build_and_a_failed_cell_are_named(self):
-        matrix, path = self.merged([("1.13.1", "ok", [cell(FIX, status="fail")]),
-                                    ("2.14.1", "build_failed", [])])
+        matrix, path = self.merged(
+            [("1.13.1", "ok", [cell(FIX, status="fail")]), ("2.14.1", "build_failed", [])]
+        )
         self.assertEqual(status.not_ok(matrix), ["2.14.1: build_failed", f"{FIX} on 1.13.1"])
         run = command("status", path)
         self.assertEqual(run.returncode, schema.EXIT_FAIL, run.stderr)
@@ -61,8 +65,9 @@ class Status(unittest.TestCase):
     def test_a_cuda_column_that_did_not_compile_is_named(self):
         matrix, _ = self.merged([("1.13.1", "ok", [cell(FIX)])])
         matrix["cuda_compile"] = {"status": "build_failed", "first_error": "a.cu:1: error: x"}
-        self.assertEqual(status.not_ok(matrix),
-                         ["CUDA compile-only cell: build_failed (a.cu:1: error: x)"])
+        self.assertEqual(
+            status.not_ok(matrix), ["CUDA compile-only cell: build_failed (a.cu:1: error: x)"]
+        )
 
     def test_unreadable_matrix_is_exit_3(self):
         run = command("status", os.path.join(self.out, "absent.json"))

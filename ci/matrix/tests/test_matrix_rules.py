@@ -24,25 +24,45 @@ FIX = "s/variant=manual_to/device=cpu"
 def entry(status="pass"):
     category = {"pass": "passed", "fail": "failed", "skip": "skipped"}.get(status, "not_run")
     outcome = {"pass": "success", "fail": "success", "skip": "not_run"}.get(status, "not_run")
-    return {"status": status, "observed_outcome": outcome, "category": category,
-            "observed_class": None, "message": "", "reason": "" if status == "pass" else "why"}
+    return {
+        "status": status,
+        "observed_outcome": outcome,
+        "category": category,
+        "observed_class": None,
+        "message": "",
+        "reason": "" if status == "pass" else "why",
+    }
 
 
 def column(version, status="ok", fingerprint_version=None):
-    return {"version": version, "status": status, "root": "synthetic",
-            "fingerprint": {"libtorch_version": fingerprint_version or version,
-                            "synthetic": "hand-made test data, not a measurement: a matrix "
-                                         "column for the matrix gate's rule tests"}}
+    return {
+        "version": version,
+        "status": status,
+        "root": "synthetic",
+        "fingerprint": {
+            "libtorch_version": fingerprint_version or version,
+            "synthetic": "hand-made test data, not a measurement: a matrix "
+            "column for the matrix gate's rule tests",
+        },
+    }
 
 
 def matrix(versions=("1.13.1", "2.6.0", "2.14.1"), by_version=None, cells=None):
     """One cell passing on every version, unless by_version {version: status} says otherwise."""
     by_version = by_version or {v: "pass" for v in versions}
-    one = {"id": FIX, "scenario": "s", "axes": {"variant": "manual_to"}, "device": "cpu",
-           "by_version": {v: entry(status) for v, status in by_version.items()}}
-    return {"schema": "torchplace.matrix/1", "about": SYNTHETIC,
-            "versions": [column(v) for v in versions],
-            "cells": [one] if cells is None else cells}
+    one = {
+        "id": FIX,
+        "scenario": "s",
+        "axes": {"variant": "manual_to"},
+        "device": "cpu",
+        "by_version": {v: entry(status) for v, status in by_version.items()},
+    }
+    return {
+        "schema": "torchplace.matrix/1",
+        "about": SYNTHETIC,
+        "versions": [column(v) for v in versions],
+        "cells": [one] if cells is None else cells,
+    }
 
 
 class MatrixGateCase(unittest.TestCase):
@@ -54,8 +74,11 @@ class MatrixGateCase(unittest.TestCase):
         path = os.path.join(self.tmp, "matrix.json")
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(doc, handle)
-        done = subprocess.run([sys.executable, "-m", "torchplace.matrix.gate", path, *extra],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "torchplace.matrix.gate", path, *extra],
+            capture_output=True,
+            text=True,
+        )
         self.assertNotIn("Traceback", done.stdout + done.stderr)
         return done
 

@@ -29,8 +29,10 @@ class JudgeRun(unittest.TestCase):
         folder = tempfile.mkdtemp(prefix="judge-run-")
         self.addCleanup(shutil.rmtree, folder, True)
         if steps is not None:
-            record = {"schema": "torchplace.run/1", "steps": {
-                name: {"status": status} for name, status in steps.items()}}
+            record = {
+                "schema": "torchplace.run/1",
+                "steps": {name: {"status": status} for name, status in steps.items()},
+            }
             with open(os.path.join(folder, "run.json"), "w", encoding="utf-8") as handle:
                 json.dump(record, handle)
         for name in files:

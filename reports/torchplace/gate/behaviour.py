@@ -29,9 +29,21 @@ import os
 import re
 
 from torchplace.gate import skips
-from torchplace.schema import (CATEGORIES, EXPECTED_CATEGORY, EXPECTED_OUTCOMES, ROOT, InputError,
-                               check_category, load_json, load_results, one_of, require, typed,
-                               synthetic_reason, write_atomically)
+from torchplace.schema import (
+    CATEGORIES,
+    EXPECTED_CATEGORY,
+    EXPECTED_OUTCOMES,
+    ROOT,
+    InputError,
+    check_category,
+    load_json,
+    load_results,
+    one_of,
+    require,
+    typed,
+    synthetic_reason,
+    write_atomically,
+)
 
 EXPECTATIONS_SCHEMA = "torchplace.expectations/1"
 DEFAULT_EXPECTATIONS = str(ROOT / "ci" / "gate" / "expectations.json")
@@ -48,16 +60,21 @@ EXPECTED_FIELDS = ("outcome", "error_class", "category")
 
 def _expected(cell):
     expected = cell["expected"]
-    return {"outcome": expected["outcome"], "error_class": expected["error_class"],
-            "category": expected["category"]}
+    return {
+        "outcome": expected["outcome"],
+        "error_class": expected["error_class"],
+        "category": expected["category"],
+    }
 
 
 def _category_problem(committed, cell):
     """('race_not_shown', text) when a cell committed as evidence ran without proving it."""
     if cell["category"] != "race_not_shown":
         return None
-    return "race_not_shown", (f"committed as {committed['category']}, the cell ran without "
-                              f"showing its race: {'; '.join(cell.get('notes', []))}")
+    return "race_not_shown", (
+        f"committed as {committed['category']}, the cell ran without "
+        f"showing its race: {'; '.join(cell.get('notes', []))}"
+    )
 
 
 def _category_counts(cells):
@@ -67,6 +84,8 @@ def _category_counts(cells):
         counts[cell["category"]] = counts.get(cell["category"], 0) + 1
     order = list(CATEGORIES)
     return dict(sorted(counts.items(), key=lambda item: order.index(item[0])))
+
+
 # --- end of outcome categories ------------------------------------------------------------------
 
 
@@ -79,8 +98,10 @@ def load_expectations(path):
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {EXPECTATIONS_SCHEMA!r}")
     cells = typed(doc, "cells", (dict,), path)
     if not cells:
-        raise InputError(f"{path}: no cells: an empty expectations file compares nothing "
-                         f"(refresh it from a run: {REFRESH_COMMAND})")
+        raise InputError(
+            f"{path}: no cells: an empty expectations file compares nothing "
+            f"(refresh it from a run: {REFRESH_COMMAND})"
+        )
     for cell_id, expected in cells.items():
         _check_entry(expected, f"{path}: cells[{cell_id!r}]")
     return cells
@@ -92,13 +113,16 @@ def _check_entry(expected, where):
     typed(expected, "error_class", (str,) if outcome == "error" else (type(None),), where)
     check_category(expected["category"], where)
     if expected["category"] not in EXPECTED_CATEGORY[outcome]:
-        raise InputError(f"{where}: category {expected['category']!r} contradicts outcome "
-                         f"{outcome!r}")
+        raise InputError(
+            f"{where}: category {expected['category']!r} contradicts outcome " f"{outcome!r}"
+        )
     codes = typed(expected, "skip_codes", (list,), where, optional=True) or []
     unknown = [code for code in codes if code not in skips.NEED_CODES]
     if unknown:
-        raise InputError(f"{where}: skip_codes {unknown!r} are not need codes "
-                         f"({', '.join(skips.NEED_CODES)}); device-absence codes need no entry")
+        raise InputError(
+            f"{where}: skip_codes {unknown!r} are not need codes "
+            f"({', '.join(skips.NEED_CODES)}); device-absence codes need no entry"
+        )
 
 
 def results_path(run_dir):
@@ -131,10 +155,15 @@ def _observation_problem(committed, cell):
     if committed["outcome"] == "error" and observed["outcome"] == "success":
         return "stopped_raising", f"expected {committed['error_class']}, the cell now succeeds"
     if committed["outcome"] == "success" and observed["outcome"] == "error":
-        return "started_failing", f"now raises {observed['error_class']}: {observed.get('message', '')}"
+        return (
+            "started_failing",
+            f"now raises {observed['error_class']}: {observed.get('message', '')}",
+        )
     if committed["outcome"] == "error" and observed["error_class"] != committed["error_class"]:
-        return "error_class_changed", (f"raises {observed['error_class']} instead of "
-                                       f"{committed['error_class']}: {observed.get('message', '')}")
+        return "error_class_changed", (
+            f"raises {observed['error_class']} instead of "
+            f"{committed['error_class']}: {observed.get('message', '')}"
+        )
     if committed["outcome"] == "skip":
         return "outcome_changed", f"committed as skipped, the cell ran ({observed['outcome']})"
     if cell["status"] == "fail":
@@ -156,19 +185,27 @@ def _check_cell(committed, cell, fingerprint):
             return "new_cell_failed", cell["reason"]
         return _category_problem(_expected(cell), cell)
     if _expected(cell) != {key: committed[key] for key in EXPECTED_FIELDS}:
-        return "expectation_changed", (f"the code expects {_expected(cell)}, the committed file says "
-                                       f"{committed}; if intended, refresh: {REFRESH_COMMAND}")
+        return "expectation_changed", (
+            f"the code expects {_expected(cell)}, the committed file says "
+            f"{committed}; if intended, refresh: {REFRESH_COMMAND}"
+        )
     if cell["status"] == "skip":
         return "skipped", f"{cell['reason']} [{cell['skip_code']}]"
     return _observation_problem(committed, cell)
 
 
 def _regression(cell, committed, problem):
-    return {"id": cell["id"], "kind": problem[0], "detail": problem[1],
-            "expected": committed or _expected(cell), "observed": {
-                "outcome": cell["observed"]["outcome"],
-                "error_class": cell["observed"]["error_class"],
-                "category": cell["category"]}}
+    return {
+        "id": cell["id"],
+        "kind": problem[0],
+        "detail": problem[1],
+        "expected": committed or _expected(cell),
+        "observed": {
+            "outcome": cell["observed"]["outcome"],
+            "error_class": cell["observed"]["error_class"],
+            "category": cell["category"],
+        },
+    }
 
 
 def compare(run_dir, expectations_path, required=None):
@@ -181,16 +218,28 @@ def compare(run_dir, expectations_path, required=None):
         raise InputError(problem)
     cells = _cells_by_id(doc, path)
     committed = load_expectations(expectations_path)
-    section = {"results": path, "expectations": expectations_path, "compared": 0,
-               "regressions": [], "skipped": [], "new": [], "categories": _category_counts(cells)}
+    section = {
+        "results": path,
+        "expectations": expectations_path,
+        "compared": 0,
+        "regressions": [],
+        "skipped": [],
+        "new": [],
+        "categories": _category_counts(cells),
+    }
     if synthetic_reason(doc["fingerprint"]):  # a note, not a failure: the gate's tests use it
         section["synthetic"] = synthetic_reason(doc["fingerprint"])
     for cell_id, cell in cells.items():
         entry = committed.get(cell_id, committed.get(kind_id(cell_id)))
         if entry is None:
-            section["new"].append({"id": cell_id, "expected": _expected(cell),
-                                   "observed": cell["observed"]["outcome"],
-                                   "category": cell["category"]})
+            section["new"].append(
+                {
+                    "id": cell_id,
+                    "expected": _expected(cell),
+                    "observed": cell["observed"]["outcome"],
+                    "category": cell["category"],
+                }
+            )
         problem = _check_cell(entry, cell, doc["fingerprint"])
         if problem and problem[0] == "skipped":
             section["skipped"].append({"id": cell_id, "reason": problem[1]})
@@ -199,13 +248,21 @@ def compare(run_dir, expectations_path, required=None):
         if problem:
             section["regressions"].append(_regression(cell, entry, problem))
     for cell_id in sorted(set(committed) - set(cells)):
-        section["regressions"].append({"id": cell_id, "kind": "vanished",
-                                       "detail": "in the committed expectations, absent from the run",
-                                       "expected": committed[cell_id], "observed": None})
+        section["regressions"].append(
+            {
+                "id": cell_id,
+                "kind": "vanished",
+                "detail": "in the committed expectations, absent from the run",
+                "expected": committed[cell_id],
+                "observed": None,
+            }
+        )
     if not section["compared"] and not section["regressions"]:
-        raise InputError(f"{path}: nothing compared: none of its {len(cells)} cell(s) ran against "
-                         f"a committed expectation ({len(section['skipped'])} skipped, "
-                         f"{len(section['new'])} new); a run that proves nothing cannot pass")
+        raise InputError(
+            f"{path}: nothing compared: none of its {len(cells)} cell(s) ran against "
+            f"a committed expectation ({len(section['skipped'])} skipped, "
+            f"{len(section['new'])} new); a run that proves nothing cannot pass"
+        )
     return section
 
 
@@ -222,13 +279,18 @@ def _kind_entries(cells, path, fingerprint, carried):
     for cell_id, cell in sorted(cells.items()):
         key = kind_id(cell_id)
         if key in out and out[key] != _expected(cell):
-            raise InputError(f"{path}: {cell_id} expects {_expected(cell)}, its kind {key} "
-                             f"expects {out[key]}; one entry per kind cannot hold both")
+            raise InputError(
+                f"{path}: {cell_id} expects {_expected(cell)}, its kind {key} "
+                f"expects {out[key]}; one entry per kind cannot hold both"
+            )
         out.setdefault(key, _expected(cell))
         found = codes.setdefault(key, set(carried.get(key, ())))
         code = cell.get("skip_code")
-        if cell["status"] == "skip" and code in skips.NEED_CODES and \
-                not skips._untrue(code, cell, fingerprint):
+        if (
+            cell["status"] == "skip"
+            and code in skips.NEED_CODES
+            and not skips._untrue(code, cell, fingerprint)
+        ):
             found.add(code)
     for key, found in codes.items():
         if found:
@@ -245,9 +307,11 @@ def _committed_codes(expectations_path):
     cells = cells.get("cells") if isinstance(cells, dict) else None
     if not isinstance(cells, dict):
         return {}
-    return {key: [code for code in entry.get("skip_codes", []) if code in skips.NEED_CODES]
-            for key, entry in cells.items()
-            if isinstance(entry, dict) and isinstance(entry.get("skip_codes"), list)}
+    return {
+        key: [code for code in entry.get("skip_codes", []) if code in skips.NEED_CODES]
+        for key, entry in cells.items()
+        if isinstance(entry, dict) and isinstance(entry.get("skip_codes"), list)
+    }
 
 
 def refresh(run_dir, expectations_path):
@@ -256,20 +320,29 @@ def refresh(run_dir, expectations_path):
     path = results_path(run_dir)
     doc = load_results(path)
     if not doc["cells"]:
-        raise InputError(f"{path}: the run has no cells; refreshing from it would wipe "
-                         f"{expectations_path}")
+        raise InputError(
+            f"{path}: the run has no cells; refreshing from it would wipe " f"{expectations_path}"
+        )
     failed = [cell["id"] for cell in doc["cells"] if cell["status"] == "fail"]
     if failed:
-        raise InputError(f"{path}: {len(failed)} cell(s) failed (first: {failed[0]}); fix them "
-                         "before refreshing the expectations")
-    entries = _kind_entries(_cells_by_id(doc, path), path, doc["fingerprint"],
-                            _committed_codes(expectations_path))
-    out = {"schema": EXPECTATIONS_SCHEMA,
-           "refresh": REFRESH_COMMAND,
-           "generated": {"at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                         "libtorch_version": doc["fingerprint"].get("libtorch_version"),
-                         "os": doc["fingerprint"].get("os"), "cells": len(entries)},
-           "cells": entries}
+        raise InputError(
+            f"{path}: {len(failed)} cell(s) failed (first: {failed[0]}); fix them "
+            "before refreshing the expectations"
+        )
+    entries = _kind_entries(
+        _cells_by_id(doc, path), path, doc["fingerprint"], _committed_codes(expectations_path)
+    )
+    out = {
+        "schema": EXPECTATIONS_SCHEMA,
+        "refresh": REFRESH_COMMAND,
+        "generated": {
+            "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "libtorch_version": doc["fingerprint"].get("libtorch_version"),
+            "os": doc["fingerprint"].get("os"),
+            "cells": len(entries),
+        },
+        "cells": entries,
+    }
     os.makedirs(os.path.dirname(os.path.abspath(expectations_path)), exist_ok=True)
     write_atomically(expectations_path, json.dumps(out, indent=1) + "\n")
     return len(entries)

@@ -40,13 +40,16 @@ def run_comparisons(args):
     for index in range(args.comparisons):
         kinds = ("aa", "ab") if index % 2 == 0 else ("ab", "aa")
         for kind in kinds:
-            sides = [("baseline", args.bench, common),
-                     ("candidate", args.bench, common + (extra if kind == "ab" else []))]
+            sides = [
+                ("baseline", args.bench, common),
+                ("candidate", args.bench, common + (extra if kind == "ab" else [])),
+            ]
             merged = interleave.interleave(sides, args.rounds, args.batch)
             how = f"rounds={args.rounds} batch={args.batch} order=ABBA calibration={kind}"
             for side, doc in zip(("baseline", "candidate"), merged):
-                write_atomically(os.path.join(runs, f"{kind}-{index:02d}-{side}.json"),
-                                 doc.document(how))
+                write_atomically(
+                    os.path.join(runs, f"{kind}-{index:02d}-{side}.json"), doc.document(how)
+                )
             print(f"calibrate: {kind} comparison {index + 1}/{args.comparisons} done", flush=True)
 
 
@@ -55,8 +58,9 @@ def truncated(path, reps, scratch):
     so ABBA order holds when reps is a multiple of 2 x batch); its path in scratch."""
     with open(path, encoding="utf-8") as handle:
         doc = json.load(handle)
-    doc["benchmarks"] = [dict(e, repetitions=reps) for e in doc["benchmarks"]
-                         if e.get("repetition_index", 0) < reps]
+    doc["benchmarks"] = [
+        dict(e, repetitions=reps) for e in doc["benchmarks"] if e.get("repetition_index", 0) < reps
+    ]
     out = os.path.join(scratch, os.path.basename(path))
     write_atomically(out, json.dumps(doc))
     return out
@@ -69,13 +73,22 @@ def score(runs_dir, kind, policy, reps):
     with tempfile.TemporaryDirectory(prefix="calibrate-") as scratch:
         for base in sorted(glob.glob(os.path.join(runs_dir, f"{kind}-*-baseline.json"))):
             cand = base.replace("-baseline.json", "-candidate.json")
-            section = speed.compare(truncated(base, reps, scratch), truncated(cand, reps, scratch),
-                                    policy)
+            section = speed.compare(
+                truncated(base, reps, scratch), truncated(cand, reps, scratch), policy
+            )
             problems = speed.input_problems(section)
-            rows = [(r["name"], r["outcome"], r["ratio"]) for r in section["benchmarks"]
-                    if not r["informational"]]
-            scored.append({"refused": problems[:1], "failed": not problems and
-                           speed.regressed(section), "rows": rows})
+            rows = [
+                (r["name"], r["outcome"], r["ratio"])
+                for r in section["benchmarks"]
+                if not r["informational"]
+            ]
+            scored.append(
+                {
+                    "refused": problems[:1],
+                    "failed": not problems and speed.regressed(section),
+                    "rows": rows,
+                }
+            )
     return scored
 
 
@@ -83,20 +96,30 @@ def upper_bound(successes, trials, confidence=0.95):
     """One-sided Clopper-Pearson upper bound of a rate (scipy.stats.beta)."""
     from scipy.stats import beta
 
-    return 1.0 if successes >= trials else float(beta.ppf(confidence, successes + 1, trials - successes))
+    return (
+        1.0
+        if successes >= trials
+        else float(beta.ppf(confidence, successes + 1, trials - successes))
+    )
 
 
 def rates(scored):
     """Comparisons refused and failed, and the gated results by outcome."""
     rows = [row for comparison in scored for row in comparison["rows"]]
     failed = sum(bool(comparison["failed"]) for comparison in scored)
-    counts = {name: sum(1 for row in rows if row[1] == name)
-              for name in (speed.SAME, speed.FASTER, speed.SLOWER, speed.AMBIGUOUS)}
-    return {"comparisons": len(scored), "failed": failed,
-            "refused": sum(bool(comparison["refused"]) for comparison in scored),
-            "why_refused": next((c["refused"][0] for c in scored if c["refused"]), None),
-            "failed_upper95": upper_bound(failed, len(scored)), "results": len(rows),
-            "outcomes": counts}
+    counts = {
+        name: sum(1 for row in rows if row[1] == name)
+        for name in (speed.SAME, speed.FASTER, speed.SLOWER, speed.AMBIGUOUS)
+    }
+    return {
+        "comparisons": len(scored),
+        "failed": failed,
+        "refused": sum(bool(comparison["refused"]) for comparison in scored),
+        "why_refused": next((c["refused"][0] for c in scored if c["refused"]), None),
+        "failed_upper95": upper_bound(failed, len(scored)),
+        "results": len(rows),
+        "outcomes": counts,
+    }
 
 
 def injected(runs_dir):
@@ -110,16 +133,21 @@ def injected(runs_dir):
             _, cand_groups = speed.repetitions(cand_path)
             for name, group in base_groups.items():
                 if group["times"] and cand_groups.get(name, {}).get("times"):
-                    ratio = statistics.median(cand_groups[name]["times"]) / \
-                        statistics.median(group["times"])
+                    ratio = statistics.median(cand_groups[name]["times"]) / statistics.median(
+                        group["times"]
+                    )
                     figures.setdefault(name, {"ab": [], "aa": [], "steps": []})[kind].append(ratio)
             if kind == "ab":
                 with open(cand_path, encoding="utf-8") as handle:
                     for entry in json.load(handle)["benchmarks"]:
                         if "torchplace_extra_ratio" in entry and entry.get("run_name") in figures:
-                            figures[entry["run_name"]]["steps"].append(entry["torchplace_extra_ratio"])
-    return {name: {key: statistics.median(values) if values else None
-                   for key, values in row.items()} for name, row in figures.items()}
+                            figures[entry["run_name"]]["steps"].append(
+                                entry["torchplace_extra_ratio"]
+                            )
+    return {
+        name: {key: statistics.median(values) if values else None for key, values in row.items()}
+        for name, row in figures.items()
+    }
 
 
 def _cell(figure):
@@ -128,20 +156,30 @@ def _cell(figure):
 
 
 def markdown(figures):
-    lines = ["## Speed-gate calibration", "",
-             f"Policy `{figures['policy']}` (alpha {figures['alpha']}); A/B candidate: "
-             f"--torchplace_extra_work={figures['extra_work']}.", "",
-             "| repetitions a side | false alarms (A/A, exit 1) | detection (A/B, exit 1) | "
-             "A/B results SLOWER / AMBIGUOUS / SAME |", "|---|---|---|---|"]
+    lines = [
+        "## Speed-gate calibration",
+        "",
+        f"Policy `{figures['policy']}` (alpha {figures['alpha']}); A/B candidate: "
+        f"--torchplace_extra_work={figures['extra_work']}.",
+        "",
+        "| repetitions a side | false alarms (A/A, exit 1) | detection (A/B, exit 1) | "
+        "A/B results SLOWER / AMBIGUOUS / SAME |",
+        "|---|---|---|---|",
+    ]
     for reps, row in figures["by_reps"].items():
         aa, ab = row["aa"], row["ab"]
         outcomes = ab["outcomes"]
-        lines.append(f"| {reps} | {_cell(aa)} (95 % upper bound {aa['failed_upper95']:.0%}) | "
-                     f"{_cell(ab)} | {outcomes['SLOWER']} / {outcomes['AMBIGUOUS']} / "
-                     f"{outcomes['SAME']} of {ab['results']} |")
+        lines.append(
+            f"| {reps} | {_cell(aa)} (95 % upper bound {aa['failed_upper95']:.0%}) | "
+            f"{_cell(ab)} | {outcomes['SLOWER']} / {outcomes['AMBIGUOUS']} / "
+            f"{outcomes['SAME']} of {ab['results']} |"
+        )
     refusals = {row["aa"]["why_refused"] for row in figures["by_reps"].values()} - {None}
     lines += [""] + [f"Refused: {why}" for why in sorted(refusals)] + [""]
-    lines += ["| benchmark | injected steps | A/B time ratio | A/A time ratio |", "|---|---:|---:|---:|"]
+    lines += [
+        "| benchmark | injected steps | A/B time ratio | A/A time ratio |",
+        "|---|---:|---:|---:|",
+    ]
     for name, row in sorted(figures["injected"].items()):
         cells = [("-" if row[k] is None else f"{row[k]:.3f}") for k in ("steps", "ab", "aa")]
         lines.append(f"| `{name}` | {' | '.join(cells)} |")
@@ -157,19 +195,28 @@ def evaluate(runs_dir, policy_path, out_dir, reps_list=None):
         doc = json.load(handle)
     most = max(e.get("repetitions", 1) for e in doc["benchmarks"])
     reps_list = reps_list or sorted({n for n in (4, 8, 12, 16, most) if n <= most})
-    figures = {"policy": policy_path, "alpha": policy.alpha,
-               "extra_work": doc["context"].get("torchplace_extra_work", "?"),
-               "by_reps": {reps: {kind: rates(score(runs_dir, kind, policy, reps))
-                                  for kind in ("aa", "ab")} for reps in reps_list},
-               "injected": injected(runs_dir)}
+    figures = {
+        "policy": policy_path,
+        "alpha": policy.alpha,
+        "extra_work": doc["context"].get("torchplace_extra_work", "?"),
+        "by_reps": {
+            reps: {kind: rates(score(runs_dir, kind, policy, reps)) for kind in ("aa", "ab")}
+            for reps in reps_list
+        },
+        "injected": injected(runs_dir),
+    }
     text = markdown(figures)
-    write_atomically(os.path.join(out_dir, "calibration.json"), json.dumps(figures, indent=1) + "\n")
+    write_atomically(
+        os.path.join(out_dir, "calibration.json"), json.dumps(figures, indent=1) + "\n"
+    )
     write_atomically(os.path.join(out_dir, "calibration.md"), text + "\n")
     print(text)
 
 
 def parse(argv):
-    parser = ArgumentParser(prog="python3 -m torchplace.gate.calibrate", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(
+        prog="python3 -m torchplace.gate.calibrate", description=__doc__.split("\n\n")[0]
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run the comparisons, then evaluate them")
     run.add_argument("--bench", required=True, help="torchplace_bench binary")
@@ -182,8 +229,11 @@ def parse(argv):
     run.add_argument("--extra-work", default="0.2", help="injected slowdown (default 0.2 = 20 %%)")
     for sub in (run, commands.add_parser("evaluate", help="re-score saved runs")):
         sub.add_argument("--policy", default=DEFAULT_POLICY)
-        sub.add_argument("--reps", help="repetition counts to score, e.g. 4,8,12,16 (default: "
-                         "those up to the saved runs' count); each uses the first N of each side")
+        sub.add_argument(
+            "--reps",
+            help="repetition counts to score, e.g. 4,8,12,16 (default: "
+            "those up to the saved runs' count); each uses the first N of each side",
+        )
     commands.choices["evaluate"].add_argument("--runs", required=True, help="a run's --out folder")
     return parser.parse_args(argv)
 

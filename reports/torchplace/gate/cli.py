@@ -42,14 +42,25 @@ def parse(argv):
     parser.add_argument("--results", metavar="RUN_DIR", help="run folder (or results.json) to gate")
     parser.add_argument("--baseline", metavar="BASE.json", help="baseline Google Benchmark JSON")
     parser.add_argument("--candidate", metavar="CAND.json", help="candidate Google Benchmark JSON")
-    parser.add_argument("--require-devices", metavar="cuda=N",
-                        help="the run must show N CUDA devices in its fingerprint, else exit 3")
-    parser.add_argument("--expectations", default=behaviour.DEFAULT_EXPECTATIONS,
-                        help="committed expectations (default: %(default)s)")
-    parser.add_argument("--policy", default=DEFAULT_POLICY, help="speed policy (default: %(default)s)")
+    parser.add_argument(
+        "--require-devices",
+        metavar="cuda=N",
+        help="the run must show N CUDA devices in its fingerprint, else exit 3",
+    )
+    parser.add_argument(
+        "--expectations",
+        default=behaviour.DEFAULT_EXPECTATIONS,
+        help="committed expectations (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--policy", default=DEFAULT_POLICY, help="speed policy (default: %(default)s)"
+    )
     parser.add_argument("--out", metavar="DIR", help="write DIR/summary.md and DIR/gate.json")
-    parser.add_argument("--refresh-expectations", metavar="RUN_DIR",
-                        help="rewrite --expectations from RUN_DIR/results.json, then exit")
+    parser.add_argument(
+        "--refresh-expectations",
+        metavar="RUN_DIR",
+        help="rewrite --expectations from RUN_DIR/results.json, then exit",
+    )
     args = parser.parse_args(argv)
     if bool(args.baseline) != bool(args.candidate):
         raise UsageError("--baseline and --candidate go together")
@@ -73,22 +84,28 @@ def _section(verdict, name, judge):
         verdict["problems"].append(f"{name} gate: {error}")
     except Exception as error:  # noqa: BLE001  a tool error: exit 3 with a verdict, never a pass
         verdict[name] = None
-        verdict["problems"].append(f"{name} gate: tool error {type(error).__name__}: {error} "
-                                   "(the inputs could not be judged; please report it)")
+        verdict["problems"].append(
+            f"{name} gate: tool error {type(error).__name__}: {error} "
+            "(the inputs could not be judged; please report it)"
+        )
 
 
 def run_sections(args, verdict):
     """Fills the verdict's behaviour and speed sections; what cannot be judged is a problem."""
     if args.results:
+
         def judge_behaviour():
             required = args.require_devices and skips.parse_required(args.require_devices)
             return behaviour.compare(args.results, args.expectations, required)
+
         _section(verdict, "behaviour", judge_behaviour)
     if args.baseline:
+
         def judge_speed():
             section = speed.compare(args.baseline, args.candidate, load_policy(args.policy))
             verdict["problems"].extend(f"speed gate: {p}" for p in speed.input_problems(section))
             return section
+
         _section(verdict, "speed", judge_speed)
 
 
@@ -119,9 +136,12 @@ def _summary(verdict):
     except Exception as error:  # noqa: BLE001  the verdict stands; the summary says it failed
         verdict.setdefault("tool_errors", []).append(
             f"summary: tool error {type(error).__name__}: {error} (the summary could not be "
-            "rendered; gate.json holds the verdict)")
-        return (f"## torchplace gate: {verdict['verdict']}\n\n- the summary could not be "
-                f"rendered: {type(error).__name__}: {error}\n")
+            "rendered; gate.json holds the verdict)"
+        )
+        return (
+            f"## torchplace gate: {verdict['verdict']}\n\n- the summary could not be "
+            f"rendered: {type(error).__name__}: {error}\n"
+        )
 
 
 def write_outputs(verdict, out_dir):
@@ -129,8 +149,11 @@ def write_outputs(verdict, out_dir):
     summary."""
     text = _summary(verdict)
     if out_dir:
-        schema.write_set(out_dir, {"summary.md": text + "\n", "gate.json": report.as_json(verdict)},
-                         last="gate.json")
+        schema.write_set(
+            out_dir,
+            {"summary.md": text + "\n", "gate.json": report.as_json(verdict)},
+            last="gate.json",
+        )
     say(text)
 
 
@@ -143,8 +166,11 @@ def judge(args):
         verdict = {"problems": [], "behaviour": None, "speed": None}
         run_sections(args, verdict)
     except schema.Terminated as stop:
-        verdict = {"problems": [f"interrupted: {stop}; nothing was judged"], "behaviour": None,
-                   "speed": None}
+        verdict = {
+            "problems": [f"interrupted: {stop}; nothing was judged"],
+            "behaviour": None,
+            "speed": None,
+        }
     verdict["exit_code"] = exit_code(verdict)
     verdict["verdict"] = report.VERDICTS[verdict["exit_code"]]
     return verdict
@@ -169,8 +195,11 @@ def main(argv):
     try:
         verdict = judge(args)
     except OSError as error:
-        say(f"torchplace gate: cannot remove the earlier outputs in {args.out}: {error} "
-            "(exit 3)", sys.stderr)
+        say(
+            f"torchplace gate: cannot remove the earlier outputs in {args.out}: {error} "
+            "(exit 3)",
+            sys.stderr,
+        )
         return report.EXIT_INPUT
     with schema.sigterm_deferred():  # the verdict is reached: it is written, whatever comes
         try:
@@ -197,15 +226,28 @@ def write_tool_error(error, out_dir, reached=None):
     regression is never turned into a tool error), and a pass becomes exit 3. Tries once more
     to leave a minimal gate.json and summary.md naming the error."""
     text = f"tool error {type(error).__name__}: {error}"
-    code = reached["exit_code"] if reached and reached["exit_code"] != report.EXIT_PASS \
+    code = (
+        reached["exit_code"]
+        if reached and reached["exit_code"] != report.EXIT_PASS
         else report.EXIT_INPUT
-    verdict = {"problems": [text] + (reached or {}).get("problems", []), "behaviour": None,
-               "speed": None, "exit_code": code, "verdict": report.VERDICTS[code]}
+    )
+    verdict = {
+        "problems": [text] + (reached or {}).get("problems", []),
+        "behaviour": None,
+        "speed": None,
+        "exit_code": code,
+        "verdict": report.VERDICTS[code],
+    }
     if out_dir:
         try:
-            schema.write_set(out_dir, {"gate.json": report.as_json(verdict), "summary.md":
-                                       f"## torchplace gate: {verdict['verdict']}\n\n- {text}\n"},
-                             last="gate.json")
+            schema.write_set(
+                out_dir,
+                {
+                    "gate.json": report.as_json(verdict),
+                    "summary.md": f"## torchplace gate: {verdict['verdict']}\n\n- {text}\n",
+                },
+                last="gate.json",
+            )
         except Exception as second:  # noqa: BLE001  nothing more to do than say so
             say(f"torchplace gate: cannot write to {out_dir}: {second}", sys.stderr)
     say(f"torchplace gate: {text} (exit {code})", sys.stderr)
@@ -221,6 +263,9 @@ def run(argv=None):
     except BaseException as error:
         if os.environ.get("TORCHPLACE_GATE_TRACEBACK"):
             traceback.print_exc()
-        say(f"torchplace gate: tool error {type(error).__name__}: {error} (exit 3; set "
-            "TORCHPLACE_GATE_TRACEBACK=1 for the traceback)", sys.stderr)
+        say(
+            f"torchplace gate: tool error {type(error).__name__}: {error} (exit 3; set "
+            "TORCHPLACE_GATE_TRACEBACK=1 for the traceback)",
+            sys.stderr,
+        )
         sys.exit(report.EXIT_INPUT)

@@ -15,8 +15,14 @@ import subprocess
 import sys
 import tempfile
 
-from torchplace.schema import (EXIT_INPUT, EXIT_OK, ArgumentParser, InputError, load_benchmarks,
-                               write_atomically)
+from torchplace.schema import (
+    EXIT_INPUT,
+    EXIT_OK,
+    ArgumentParser,
+    InputError,
+    load_benchmarks,
+    write_atomically,
+)
 
 
 def run_once(binary, args, batch, scratch):
@@ -24,11 +30,19 @@ def run_once(binary, args, batch, scratch):
     out_path = os.path.join(scratch, "run.json")
     if os.path.exists(out_path):
         os.unlink(out_path)
-    command = [binary, "--benchmark_format=json", f"--benchmark_out={out_path}",
-               "--benchmark_out_format=json", f"--benchmark_repetitions={batch}", *args]
+    command = [
+        binary,
+        "--benchmark_format=json",
+        f"--benchmark_out={out_path}",
+        "--benchmark_out_format=json",
+        f"--benchmark_repetitions={batch}",
+        *args,
+    ]
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
-        raise InputError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+        raise InputError(
+            f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()[-500:]}"
+        )
     return load_benchmarks(out_path)
 
 
@@ -68,7 +82,9 @@ def interleave(sides, rounds, batch):
 
 
 def parse(argv):
-    parser = ArgumentParser(prog="python3 -m torchplace.gate.interleave", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(
+        prog="python3 -m torchplace.gate.interleave", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--baseline-bin", required=True)
     parser.add_argument("--candidate-bin", required=True)
     parser.add_argument("--out-baseline", required=True)
@@ -89,8 +105,10 @@ def common_args(args):
 
 def main(argv):
     args = parse(argv)
-    sides = [("baseline", args.baseline_bin, common_args(args) + args.baseline_arg),
-             ("candidate", args.candidate_bin, common_args(args) + args.candidate_arg)]
+    sides = [
+        ("baseline", args.baseline_bin, common_args(args) + args.baseline_arg),
+        ("candidate", args.candidate_bin, common_args(args) + args.candidate_arg),
+    ]
     try:
         merged = interleave(sides, args.rounds, args.batch)
     except (InputError, OSError) as error:

@@ -67,8 +67,9 @@ class Policy:
             raise InputError(f"{path}: alpha must lie between 0 and 1")
         require(doc["default"], tuple(RULE_FIELDS), f"{path}: default")
         _check_rule(doc["default"], f"{path}: default")
-        if not isinstance(doc.get("patterns", []), list) or \
-                not isinstance(doc.get("benchmarks", {}), dict):
+        if not isinstance(doc.get("patterns", []), list) or not isinstance(
+            doc.get("benchmarks", {}), dict
+        ):
             raise InputError(f"{path}: patterns must be a list and benchmarks an object")
         for index, pattern in enumerate(doc.get("patterns", [])):
             require(pattern, ("match",), f"{path}: patterns[{index}]")

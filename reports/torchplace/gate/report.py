@@ -5,8 +5,12 @@ from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_REGRESSION
 
 SCHEMA = "torchplace.gate/1"
 EXIT_PASS, EXIT_SPEED, EXIT_BEHAVIOUR = EXIT_OK, EXIT_FAIL, EXIT_REGRESSION  # EXIT_INPUT: 3
-VERDICTS = {EXIT_PASS: "PASS", EXIT_SPEED: "FAIL: speed regression",
-            EXIT_BEHAVIOUR: "FAIL: behaviour regression", EXIT_INPUT: "ERROR: bad input or tool error"}
+VERDICTS = {
+    EXIT_PASS: "PASS",
+    EXIT_SPEED: "FAIL: speed regression",
+    EXIT_BEHAVIOUR: "FAIL: behaviour regression",
+    EXIT_INPUT: "ERROR: bad input or tool error",
+}
 
 
 def _duration(value_s):
@@ -22,30 +26,47 @@ def _p(value):
 
 
 def _behaviour_lines(section):
-    lines = ["### Behaviour", "",
-             f"`{section['results']}` against `{section['expectations']}`: "
-             f"{section['compared']} cells compared, {len(section['regressions'])} regression(s), "
-             f"{len(section['skipped'])} skipped for a stated reason, {len(section['new'])} new.", "",
-             "Outcome categories of the run (only passed, expected_error and race_shown are "
-             "evidence): " + ", ".join(f"{k} {n}" for k, n in section.get("categories", {}).items())
-             + ".", ""]
+    lines = [
+        "### Behaviour",
+        "",
+        f"`{section['results']}` against `{section['expectations']}`: "
+        f"{section['compared']} cells compared, {len(section['regressions'])} regression(s), "
+        f"{len(section['skipped'])} skipped for a stated reason, {len(section['new'])} new.",
+        "",
+        "Outcome categories of the run (only passed, expected_error and race_shown are "
+        "evidence): "
+        + ", ".join(f"{k} {n}" for k, n in section.get("categories", {}).items())
+        + ".",
+        "",
+    ]
     if section.get("synthetic"):
-        lines[2:2] = [f"**SYNTHETIC input** (note, not a failure): the results are hand-made test "
-                      f"data, not a measurement: {section['synthetic']}", ""]
+        lines[2:2] = [
+            f"**SYNTHETIC input** (note, not a failure): the results are hand-made test "
+            f"data, not a measurement: {section['synthetic']}",
+            "",
+        ]
     if section["regressions"]:
         lines += ["| cell | regression | committed | observed | detail |", "|---|---|---|---|---|"]
         for row in section["regressions"]:
-            observed = row["observed"] and (f"{row['observed']['outcome']} "
-                                            f"{row['observed']['error_class'] or ''} "
-                                            f"({row['observed'].get('category', '?')})")
+            observed = row["observed"] and (
+                f"{row['observed']['outcome']} "
+                f"{row['observed']['error_class'] or ''} "
+                f"({row['observed'].get('category', '?')})"
+            )
             expected = f"{row['expected']['outcome']} {row['expected']['error_class'] or ''}"
             detail = row["detail"].replace("|", "\\|").replace("\n", " ")[:200]
-            lines.append(f"| `{row['id']}` | {row['kind']} | {expected} | {observed or '-'} | {detail} |")
+            lines.append(
+                f"| `{row['id']}` | {row['kind']} | {expected} | {observed or '-'} | {detail} |"
+            )
         lines.append("")
-    for title, rows, text in (("New cells (not in the committed expectations)", section["new"],
-                               lambda r: f"expects {r['expected']['outcome']}, observed "
-                                         f"{r.get('category', '?')}"),
-                              ("Skipped cells", section["skipped"], lambda r: r["reason"])):
+    for title, rows, text in (
+        (
+            "New cells (not in the committed expectations)",
+            section["new"],
+            lambda r: f"expects {r['expected']['outcome']}, observed " f"{r.get('category', '?')}",
+        ),
+        ("Skipped cells", section["skipped"], lambda r: r["reason"]),
+    ):
         if rows:
             lines += [f"<details><summary>{title}: {len(rows)}</summary>", ""]
             lines += [f"- `{row['id']}`: {text(row)}" for row in rows]
@@ -57,42 +78,62 @@ def _power_lines(check):
     """The power check: can every gated benchmark be SLOWER on its own at these repetitions?"""
     if not check:
         return []
-    verdict = ("every gated benchmark can be SLOWER" if check["enough"] else
-               f"{len(check['without'])} gated benchmark(s) can NEVER be SLOWER")
-    return [f"Power: {check['gated']} gated x worst smallest attainable p {check['min_p']:.2g} = "
-            f"{check['gated'] * check['min_p']:.2g} against alpha {check['alpha']:g}: {verdict}.",
-            ""]
+    verdict = (
+        "every gated benchmark can be SLOWER"
+        if check["enough"]
+        else f"{len(check['without'])} gated benchmark(s) can NEVER be SLOWER"
+    )
+    return [
+        f"Power: {check['gated']} gated x worst smallest attainable p {check['min_p']:.2g} = "
+        f"{check['gated'] * check['min_p']:.2g} against alpha {check['alpha']:g}: {verdict}.",
+        "",
+    ]
 
 
 def _speed_lines(section):
     gated = sum(1 for row in section["benchmarks"] if not row["informational"])
-    lines = ["### Speed", "",
-             f"`{section['candidate']}` against `{section['baseline']}`; ratio = candidate median / "
-             f"baseline median (> 1 is slower); two-sided Mann-Whitney U (exact without ties), Holm-corrected over "
-             f"{gated} gated benchmark(s), alpha {section['alpha']}; policy `{section['policy']}`.", "",
-             *_power_lines(section.get("power")),
-             "| benchmark | outcome | ratio | baseline | candidate | p (Holm) | reps (base/cand) | note |",
-             "|---|---|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "### Speed",
+        "",
+        f"`{section['candidate']}` against `{section['baseline']}`; ratio = candidate median / "
+        f"baseline median (> 1 is slower); two-sided Mann-Whitney U (exact without ties), Holm-corrected over "
+        f"{gated} gated benchmark(s), alpha {section['alpha']}; policy `{section['policy']}`.",
+        "",
+        *_power_lines(section.get("power")),
+        "| benchmark | outcome | ratio | baseline | candidate | p (Holm) | reps (base/cand) | note |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
     for row in section["benchmarks"]:
         outcome = row["outcome"] + (" (info)" if row["informational"] else "")
-        lines.append(f"| `{row['name']}` | {outcome} | {row['ratio']:.3f} | "
-                     f"{_duration(row['median_baseline_s'])} | {_duration(row['median_candidate_s'])} | "
-                     f"{_p(row['p_adjusted'])} | {row['reps_baseline']}/{row['reps_candidate']} | "
-                     f"{row['note']} |")
+        lines.append(
+            f"| `{row['name']}` | {outcome} | {row['ratio']:.3f} | "
+            f"{_duration(row['median_baseline_s'])} | {_duration(row['median_candidate_s'])} | "
+            f"{_p(row['p_adjusted'])} | {row['reps_baseline']}/{row['reps_candidate']} | "
+            f"{row['note']} |"
+        )
     lines.append("")
     if any(row["outcome"] == "AMBIGUOUS" for row in section["benchmarks"]):
-        lines += ["AMBIGUOUS benchmarks do not fail the gate: rerun them with more repetitions.", ""]
-    listed = ([f"- skipped `{s['name']}` ({s['side']}): {s['reason']}" for s in section["skipped"]]
-              + [f"- new `{n['name']}`: {n['why']}" for n in section["new"]]
-              + [f"- note: {note}" for note in section["notes"]])
+        lines += [
+            "AMBIGUOUS benchmarks do not fail the gate: rerun them with more repetitions.",
+            "",
+        ]
+    listed = (
+        [f"- skipped `{s['name']}` ({s['side']}): {s['reason']}" for s in section["skipped"]]
+        + [f"- new `{n['name']}`: {n['why']}" for n in section["new"]]
+        + [f"- note: {note}" for note in section["notes"]]
+    )
     return lines + listed + ([""] if listed else [])
 
 
 def markdown(verdict):
     """The whole summary.md text."""
-    lines = [f"## torchplace gate: {VERDICTS[verdict['exit_code']]}", "",
-             f"Exit code {verdict['exit_code']} (0 pass, 1 speed regression, 2 behaviour regression, "
-             "3 bad input or tool error).", ""]
+    lines = [
+        f"## torchplace gate: {VERDICTS[verdict['exit_code']]}",
+        "",
+        f"Exit code {verdict['exit_code']} (0 pass, 1 speed regression, 2 behaviour regression, "
+        "3 bad input or tool error).",
+        "",
+    ]
     if verdict["problems"]:
         lines += ["### Problems (the gate fails closed on these)", ""]
         lines += [f"- {problem}" for problem in verdict["problems"]] + [""]

@@ -55,20 +55,19 @@ def _untrue(code, cell, fingerprint):
     needed = _gpus_needed(cell["device"])
     device = cell["device"]
     return {
-        "no_cuda_build": (needed == 0 and f"{device} is no CUDA device") or
-                         (built and "this LibTorch is built with CUDA"),
-        "no_cuda_device": (needed == 0 and f"{device} is no CUDA device") or
-                          (not built and "this LibTorch has no CUDA: that is no_cuda_build") or
-                          (count > 0 and f"the run saw {count} CUDA device(s)"),
-        "too_few_gpus": (needed == 0 and f"{device} is no CUDA device") or
-                        (count >= needed and f"the run saw {count} CUDA device(s), {device} "
-                                             f"needs {needed}"),
+        "no_cuda_build": (needed == 0 and f"{device} is no CUDA device")
+        or (built and "this LibTorch is built with CUDA"),
+        "no_cuda_device": (needed == 0 and f"{device} is no CUDA device")
+        or (not built and "this LibTorch has no CUDA: that is no_cuda_build")
+        or (count > 0 and f"the run saw {count} CUDA device(s)"),
+        "too_few_gpus": (needed == 0 and f"{device} is no CUDA device")
+        or (count >= needed and f"the run saw {count} CUDA device(s), {device} " f"needs {needed}"),
         "needs_cuda": count > 0 and f"the run saw {count} CUDA device(s)",
-        "needs_no_cuda": (needed > 0 and f"{device} is a CUDA cell: it always has CUDA") or
-                         (count == 0 and "the run has no CUDA"),
+        "needs_no_cuda": (needed > 0 and f"{device} is a CUDA cell: it always has CUDA")
+        or (count == 0 and "the run has no CUDA"),
         "not_on_sim": not device.startswith("sim") and f"{device} is not the simulated device",
-        "no_c10d_gloo": fingerprint.get("c10d_gloo") is not False and
-                        "the run's fingerprint does not say c10d Gloo is absent",
+        "no_c10d_gloo": fingerprint.get("c10d_gloo") is not False
+        and "the run's fingerprint does not say c10d Gloo is absent",
     }.get(code) or None
 
 
@@ -93,19 +92,28 @@ def skip_problem(cell, committed, fingerprint):
     built, count = _cuda(fingerprint)
     untrue = _untrue(code, cell, fingerprint)
     if untrue:
-        return (f"skip_code {code!r} contradicts the run: {untrue} (built_with_cuda={built}, "
-                f"{count} CUDA device(s), cell on {cell['device']})")
+        return (
+            f"skip_code {code!r} contradicts the run: {untrue} (built_with_cuda={built}, "
+            f"{count} CUDA device(s), cell on {cell['device']})"
+        )
     if code == "covered_by_other_cell":
         outcome = (committed or cell["expected"])["outcome"]
-        return None if outcome == "skip" else (
-            f"skip_code {code!r}, but the {'committed' if committed else 'code' + chr(39) + 's'} "
-            f"expectation is {outcome!r}, not a skip")
+        return (
+            None
+            if outcome == "skip"
+            else (
+                f"skip_code {code!r}, but the {'committed' if committed else 'code' + chr(39) + 's'} "
+                f"expectation is {outcome!r}, not a skip"
+            )
+        )
     if code in NEED_CODES and code not in allowed_codes(committed):
         whose = "its committed entry" if committed else "a new cell has no committed entry and"
-        return (f"skip_code {code!r} on {cell['device']}: {whose} allows "
-                f"{list(allowed_codes(committed)) or 'no need code'}; a needs() that skips what "
-                f"it should run is a regression (if intended, refresh the expectations from a "
-                f"run that skips it so): {cell['reason']}")
+        return (
+            f"skip_code {code!r} on {cell['device']}: {whose} allows "
+            f"{list(allowed_codes(committed)) or 'no need code'}; a needs() that skips what "
+            f"it should run is a regression (if intended, refresh the expectations from a "
+            f"run that skips it so): {cell['reason']}"
+        )
     return None
 
 
@@ -123,7 +131,9 @@ def device_problem(required, fingerprint, path):
         return None
     built, count = _cuda(fingerprint)
     if count < required["cuda"]:
-        return (f"{path}: the run needs {required['cuda']} CUDA device(s) (--require-devices) but "
-                f"its fingerprint shows {count} (built_with_cuda={built}): its CUDA cells "
-                "were skipped, not judged")
+        return (
+            f"{path}: the run needs {required['cuda']} CUDA device(s) (--require-devices) but "
+            f"its fingerprint shows {count} (built_with_cuda={built}): its CUDA cells "
+            "were skipped, not judged"
+        )
     return None

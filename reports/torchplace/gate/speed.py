@@ -53,11 +53,13 @@ def mann_whitney_p(cand, base):
     """The gate's test: two-sided Mann-Whitney U, exact unless there are ties."""
     from scipy.stats import mannwhitneyu  # Debian's python3-scipy; 1-3 s to import, so here
 
-    p = float(mannwhitneyu(cand, base, alternative="two-sided",
-                           method=test_method(cand, base)).pvalue)
+    p = float(
+        mannwhitneyu(cand, base, alternative="two-sided", method=test_method(cand, base)).pvalue
+    )
     if not math.isfinite(p):
-        raise InputError(f"the test gave p = {p} for {len(base)} baseline and {len(cand)} "
-                         "candidate times")
+        raise InputError(
+            f"the test gave p = {p} for {len(base)} baseline and {len(cand)} " "candidate times"
+        )
     return p
 
 
@@ -65,8 +67,9 @@ def mann_whitney_p(cand, base):
 def min_p(n_base, n_cand):
     """The smallest p the test can give for these sample sizes: every candidate time above every
     baseline time, exact test (2 / C(n_base + n_cand, n_base), capped at 1)."""
-    return mann_whitney_p([float(n_base + i) for i in range(n_cand)],
-                          [float(i) for i in range(n_base)])
+    return mann_whitney_p(
+        [float(n_base + i) for i in range(n_cand)], [float(i) for i in range(n_base)]
+    )
 
 
 def reps_needed(gated, alpha, min_reps=2, limit=200):
@@ -93,18 +96,33 @@ def power(rows, alpha):
         if reps < row["rule"]["min_reps"] or gated * smallest >= alpha:
             without.append(row["name"])
     needed = reps_needed(gated, alpha, max(row["rule"]["min_reps"] for row in family))
-    return {"gated": gated, "min_p": worst_p, "alpha": alpha, "enough": not without,
-            "reps_needed": needed, "without": without}
+    return {
+        "gated": gated,
+        "min_p": worst_p,
+        "alpha": alpha,
+        "enough": not without,
+        "reps_needed": needed,
+        "without": without,
+    }
 
 
 def measure(name, base, cand, rule):
     """The figures of one benchmark before the decision: medians, ratio, raw p."""
     median_base, median_cand = statistics.median(base), statistics.median(cand)
-    row = {"name": name, "reps_baseline": len(base), "reps_candidate": len(cand),
-           "median_baseline_s": median_base, "median_candidate_s": median_cand,
-           "ratio": median_cand / median_base, "delta_s": median_cand - median_base,
-           "p": None, "p_adjusted": None, "informational": rule["informational"],
-           "rule": {k: v for k, v in rule.items()}, "note": ""}
+    row = {
+        "name": name,
+        "reps_baseline": len(base),
+        "reps_candidate": len(cand),
+        "median_baseline_s": median_base,
+        "median_candidate_s": median_cand,
+        "ratio": median_cand / median_base,
+        "delta_s": median_cand - median_base,
+        "p": None,
+        "p_adjusted": None,
+        "informational": rule["informational"],
+        "rule": {k: v for k, v in rule.items()},
+        "note": "",
+    }
     try:
         row["p"] = mann_whitney_p(cand, base)
     except InputError as error:
@@ -133,18 +151,33 @@ def _pair(base_groups, cand_groups, section):
     for name in sorted(set(base_groups) | set(cand_groups)):
         base, cand = base_groups.get(name), cand_groups.get(name)
         if cand is None:
-            section["missing"].append({"name": name, "why": "in the baseline, not in the candidate"})
+            section["missing"].append(
+                {"name": name, "why": "in the baseline, not in the candidate"}
+            )
         elif base is None:
-            section["new"].append({"name": name, "why": "in the candidate only: nothing to compare"})
+            section["new"].append(
+                {"name": name, "why": "in the candidate only: nothing to compare"}
+            )
         elif base["error"] or cand["error"]:
-            section["errors"].append({"name": name, "baseline": base["error"],
-                                      "candidate": cand["error"]})
+            section["errors"].append(
+                {"name": name, "baseline": base["error"], "candidate": cand["error"]}
+            )
         elif base["skip"] is None and cand["skip"]:
-            section["missing"].append({"name": name, "why": "measured in the baseline, skipped in "
-                                       f"the candidate ({cand['skip']}): nothing to compare"})
+            section["missing"].append(
+                {
+                    "name": name,
+                    "why": "measured in the baseline, skipped in "
+                    f"the candidate ({cand['skip']}): nothing to compare",
+                }
+            )
         elif base["skip"] or cand["skip"]:
-            section["skipped"].append({"name": name, "reason": cand["skip"] or base["skip"],
-                                       "side": "candidate" if cand["skip"] else "baseline"})
+            section["skipped"].append(
+                {
+                    "name": name,
+                    "reason": cand["skip"] or base["skip"],
+                    "side": "candidate" if cand["skip"] else "baseline",
+                }
+            )
         else:
             pairs[name] = (base["times"], cand["times"])
     return pairs
@@ -160,8 +193,10 @@ def _context_checks(base_context, cand_context):
     for kind, keys in (("problems", MUST_MATCH), ("notes", NOTED)):
         for key in keys:
             if base_context.get(key) != cand_context.get(key):
-                found[kind].append(f"context {key} differs: baseline {base_context.get(key)!r}, "
-                                   f"candidate {cand_context.get(key)!r}")
+                found[kind].append(
+                    f"context {key} differs: baseline {base_context.get(key)!r}, "
+                    f"candidate {cand_context.get(key)!r}"
+                )
     return found["problems"], found["notes"]
 
 
@@ -169,20 +204,33 @@ def compare(baseline_path, candidate_path, policy):
     """The speed section of the verdict; raises InputError when the inputs cannot be compared."""
     base_context, base_groups = repetitions(baseline_path)
     cand_context, cand_groups = repetitions(candidate_path)
-    section = {"baseline": baseline_path, "candidate": candidate_path, "policy": policy.path,
-               "alpha": policy.alpha, "correction": "holm", "test": TEST,
-               "benchmarks": [], "skipped": [], "missing": [], "new": [], "errors": []}
+    section = {
+        "baseline": baseline_path,
+        "candidate": candidate_path,
+        "policy": policy.path,
+        "alpha": policy.alpha,
+        "correction": "holm",
+        "test": TEST,
+        "benchmarks": [],
+        "skipped": [],
+        "missing": [],
+        "new": [],
+        "errors": [],
+    }
     section["mismatch"], section["notes"] = _context_checks(base_context, cand_context)
     pairs = _pair(base_groups, cand_groups, section)
     for name, (base, cand) in pairs.items():
         if min(len(base), len(cand)) < 2:
-            raise InputError(f"benchmark {name}: {len(base)} baseline and {len(cand)} candidate "
-                             "repetition(s); run with --benchmark_repetitions=N (N >= 8)")
+            raise InputError(
+                f"benchmark {name}: {len(base)} baseline and {len(cand)} candidate "
+                "repetition(s); run with --benchmark_repetitions=N (N >= 8)"
+            )
         section["benchmarks"].append(measure(name, base, cand, policy.rule(name)))
     rows = {row["name"]: row for row in section["benchmarks"]}
     for informational in (False, True):  # informational ones do not dilute the gated family
-        family = {name: row["p"] for name, row in rows.items()
-                  if row["informational"] == informational}
+        family = {
+            name: row["p"] for name, row in rows.items() if row["informational"] == informational
+        }
         for name, p_adjusted in holm(family).items():
             rows[name]["p_adjusted"] = p_adjusted
     section["power"] = power(section["benchmarks"], policy.alpha)  # checked by input_problems
@@ -194,20 +242,27 @@ def compare(baseline_path, candidate_path, policy):
 
 def regressed(section):
     """True when a gated (not informational) benchmark is SLOWER."""
-    return any(row["outcome"] == SLOWER and not row["informational"] for row in section["benchmarks"])
+    return any(
+        row["outcome"] == SLOWER and not row["informational"] for row in section["benchmarks"]
+    )
 
 
 def input_problems(section):
     """What makes the speed comparison untrustworthy: fail closed on each."""
     problems = [f"{text}: the runs are not comparable" for text in section.get("mismatch", [])]
     problems += [f"benchmark {m['name']} is missing: {m['why']}" for m in section["missing"]]
-    problems += [f"benchmark {e['name']} failed: baseline {e['baseline']!r}, "
-                 f"candidate {e['candidate']!r}" for e in section["errors"]]
+    problems += [
+        f"benchmark {e['name']} failed: baseline {e['baseline']!r}, "
+        f"candidate {e['candidate']!r}"
+        for e in section["errors"]
+    ]
     if not section["benchmarks"]:
         problems.append("no benchmark was compared (all skipped, missing or failed)")
     elif all(row["informational"] for row in section["benchmarks"]):
-        problems.append("no gated benchmark was compared (every one is informational in the "
-                        "policy): nothing here could fail the gate")
+        problems.append(
+            "no gated benchmark was compared (every one is informational in the "
+            "policy): nothing here could fail the gate"
+        )
     power_check = section.get("power")
     if power_check and not power_check["enough"]:
         problems.append(no_power_message(power_check))
@@ -220,7 +275,9 @@ def no_power_message(check):
     more = f"add repetitions (>= {needed} a side)" if needed else "add repetitions"
     without = check["without"]
     names = ", ".join(without[:3]) + (f" and {len(without) - 3} more" if len(without) > 3 else "")
-    return (f"no power: {len(without)} of {check['gated']} gated benchmarks could never be SLOWER "
-            f"({names}): {check['gated']} gated x their smallest attainable p (worst "
-            f"{check['min_p']:.2g}) must stay below alpha {check['alpha']:g}, with >= min_reps "
-            f"repetitions a side; {more} or narrow the benchmarks with --filter")
+    return (
+        f"no power: {len(without)} of {check['gated']} gated benchmarks could never be SLOWER "
+        f"({names}): {check['gated']} gated x their smallest attainable p (worst "
+        f"{check['min_p']:.2g}) must stay below alpha {check['alpha']:g}, with >= min_reps "
+        f"repetitions a side; {more} or narrow the benchmarks with --filter"
+    )

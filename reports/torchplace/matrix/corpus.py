@@ -34,22 +34,36 @@ def probe_entries(out_dir, version):
         data.require(item, ("probe", "expected_class", "outcome"), where)
         if item["outcome"] == "error":
             data.require(item, ("message",), where)
-    return [{"version": version, "source": "probe:" + item["probe"],
-             "message": comparable(item["message"]),
-             "expected_class": item["expected_class"]}
-            for item in observations if item["outcome"] == "error"]
+    return [
+        {
+            "version": version,
+            "source": "probe:" + item["probe"],
+            "message": comparable(item["message"]),
+            "expected_class": item["expected_class"],
+        }
+        for item in observations
+        if item["outcome"] == "error"
+    ]
 
 
 def cell_entries(matrix):
     entries = []
     for cell in matrix["cells"]:
         for version, seen in cell["by_version"].items():
-            if (seen.get("status") == "pass" and seen.get("observed_outcome") == "error"
-                    and seen.get("expected_class")):
+            if (
+                seen.get("status") == "pass"
+                and seen.get("observed_outcome") == "error"
+                and seen.get("expected_class")
+            ):
                 data.require(seen, ("message",), f"matrix.json: {cell['id']} on {version}")
-                entries.append({"version": version, "source": "cell:" + cell["id"],
-                                "message": comparable(seen["message"]),
-                                "expected_class": seen["expected_class"]})
+                entries.append(
+                    {
+                        "version": version,
+                        "source": "cell:" + cell["id"],
+                        "message": comparable(seen["message"]),
+                        "expected_class": seen["expected_class"],
+                    }
+                )
     return entries
 
 

@@ -43,37 +43,74 @@ def compare_pair(matrix, old, new):
     status = {v["version"]: v for v in matrix["versions"]}
     regressions, changes = [], []
     if status[old]["status"] == "ok" and status[new]["status"] != "ok":
-        regressions.append({"id": f"<{new} column>", "old": "ok", "new": status[new]["status"],
-                            "detail": status[new].get("first_error") or ""})
+        regressions.append(
+            {
+                "id": f"<{new} column>",
+                "old": "ok",
+                "new": status[new]["status"],
+                "detail": status[new].get("first_error") or "",
+            }
+        )
         return regressions, changes
     for cell in matrix["cells"]:
         before, after = cell["by_version"].get(old), cell["by_version"].get(new)
         if before is None or after is None:
             if before != after and status[old]["status"] == status[new]["status"] == "ok":
-                changes.append({"id": cell["id"], "kind": "presence",
-                                "old": "absent" if before is None else "present",
-                                "new": "absent" if after is None else "present"})
+                changes.append(
+                    {
+                        "id": cell["id"],
+                        "kind": "presence",
+                        "old": "absent" if before is None else "present",
+                        "new": "absent" if after is None else "present",
+                    }
+                )
             continue
         for kind in ("observed_outcome", "category", "status", "observed_class", "message"):
             if comparable(before.get(kind)) != comparable(after.get(kind)):
-                changes.append({"id": cell["id"], "kind": kind, "old": before.get(kind),
-                                "new": after.get(kind)})
+                changes.append(
+                    {
+                        "id": cell["id"],
+                        "kind": kind,
+                        "old": before.get(kind),
+                        "new": after.get(kind),
+                    }
+                )
         if before["status"] == "pass" and after["status"] == "fail":
-            regressions.append({"id": cell["id"], "old": "pass", "new": "fail",
-                                "detail": after.get("reason", "")})
-        elif before["category"] in data.EVIDENCE and after["status"] in ("pass", "skip") and \
-                after["category"] not in data.EVIDENCE:
-            detail = ("no longer evidence" if after["status"] == "pass" else
-                      "skipped where the older version proved it: " + _short(after.get("reason", "")))
-            regressions.append({"id": cell["id"], "old": before["category"],
-                                "new": after["category"], "detail": detail})
+            regressions.append(
+                {"id": cell["id"], "old": "pass", "new": "fail", "detail": after.get("reason", "")}
+            )
+        elif (
+            before["category"] in data.EVIDENCE
+            and after["status"] in ("pass", "skip")
+            and after["category"] not in data.EVIDENCE
+        ):
+            detail = (
+                "no longer evidence"
+                if after["status"] == "pass"
+                else "skipped where the older version proved it: " + _short(after.get("reason", ""))
+            )
+            regressions.append(
+                {
+                    "id": cell["id"],
+                    "old": before["category"],
+                    "new": after["category"],
+                    "detail": detail,
+                }
+            )
     return regressions, changes
 
 
 def column_failures(matrix):
-    return [{"id": f"<{v['version']} column>", "kind": "column", "status": v["status"],
-             "detail": v.get("problem") or v.get("first_error") or ""}
-            for v in matrix["versions"] if v["status"] != "ok"]
+    return [
+        {
+            "id": f"<{v['version']} column>",
+            "kind": "column",
+            "status": v["status"],
+            "detail": v.get("problem") or v.get("first_error") or "",
+        }
+        for v in matrix["versions"]
+        if v["status"] != "ok"
+    ]
 
 
 def failing_everywhere(matrix):
@@ -81,11 +118,19 @@ def failing_everywhere(matrix):
     cells its own status, build_failed or run_failed, and is not counted)."""
     found = []
     for cell in matrix["cells"]:
-        seen = {v: e for v, e in cell["by_version"].items() if e["status"] in ("pass", "fail", "skip")}
+        seen = {
+            v: e for v, e in cell["by_version"].items() if e["status"] in ("pass", "fail", "skip")
+        }
         if seen and all(e["status"] == "fail" for e in seen.values()):
-            found.append({"id": cell["id"], "kind": "every_version", "status": "fail",
-                          "detail": f"fails on {', '.join(seen)}: "
-                                    + _short(next(iter(seen.values())).get("reason", ""))})
+            found.append(
+                {
+                    "id": cell["id"],
+                    "kind": "every_version",
+                    "status": "fail",
+                    "detail": f"fails on {', '.join(seen)}: "
+                    + _short(next(iter(seen.values())).get("reason", "")),
+                }
+            )
     return found
 
 
@@ -113,16 +158,21 @@ def check_versions(matrix, path):
     if repeated:
         raise data.InputError(f"{path}: version(s) {', '.join(repeated)} listed twice")
     if keys != sorted(keys):
-        raise data.InputError(f"{path}: versions {', '.join(labels)} are not oldest first: "
-                              "neighbouring pairs would compare in the wrong direction")
+        raise data.InputError(
+            f"{path}: versions {', '.join(labels)} are not oldest first: "
+            "neighbouring pairs would compare in the wrong direction"
+        )
     for index, column in enumerate(matrix["versions"]):
         where = f"{path}: versions[{index}].fingerprint"
         found = (column.get("fingerprint") or {}).get("libtorch_version")
         number = VERSION_LABEL.match(found or "")  # "2.6.0", "2.6.0+dfsg", "2.6.0a0"
-        if found is not None and (not number or version_key(number.group(), where)[:2]
-                                  != keys[index][:2]):
-            raise data.InputError(f"{path}: versions[{index}] is labelled {labels[index]} but its "
-                                  f"results' fingerprint says LibTorch {found}")
+        if found is not None and (
+            not number or version_key(number.group(), where)[:2] != keys[index][:2]
+        ):
+            raise data.InputError(
+                f"{path}: versions[{index}] is labelled {labels[index]} but its "
+                f"results' fingerprint says LibTorch {found}"
+            )
     status = {v["version"]: v["status"] for v in matrix["versions"]}
     for index, cell in enumerate(matrix["cells"]):
         unknown = sorted(set(cell["by_version"]) - set(labels))
@@ -130,14 +180,21 @@ def check_versions(matrix, path):
         if unknown or missing:
             raise data.InputError(
                 f"{path}: cells[{index}] ({cell['id']}): by_version "
-                + (f"has {', '.join(unknown)}, not among the versions" if unknown else
-                   f"lacks {', '.join(missing)}, a column that ran every cell"))
+                + (
+                    f"has {', '.join(unknown)}, not among the versions"
+                    if unknown
+                    else f"lacks {', '.join(missing)}, a column that ran every cell"
+                )
+            )
 
 
 def compared_cells(matrix):
     """Cells that ran (pass or fail) on at least one version: what the verdict rests on."""
-    return sum(1 for cell in matrix["cells"]
-               if any(e["status"] in ("pass", "fail") for e in cell["by_version"].values()))
+    return sum(
+        1
+        for cell in matrix["cells"]
+        if any(e["status"] in ("pass", "fail") for e in cell["by_version"].values())
+    )
 
 
 def gate(matrix, path="matrix.json"):
@@ -153,12 +210,22 @@ def gate(matrix, path="matrix.json"):
     failed = bool(failures) or any(pair["regressions"] for pair in pairs)
     compared = compared_cells(matrix)
     if not compared and not failed:
-        raise data.InputError(f"{path}: nothing compared: none of its {len(matrix['cells'])} "
-                              "cell(s) passed or failed on any version")
-    verdict = {"schema": "torchplace.matrix_gate/1", "verdict": "fail" if failed else "pass",
-               "compared": compared, "failures": failures, "pairs": pairs}
-    synthetic = [{"version": v["version"], "reason": data.synthetic_reason(v.get("fingerprint"))}
-                 for v in matrix["versions"] if data.synthetic_reason(v.get("fingerprint"))]
+        raise data.InputError(
+            f"{path}: nothing compared: none of its {len(matrix['cells'])} "
+            "cell(s) passed or failed on any version"
+        )
+    verdict = {
+        "schema": "torchplace.matrix_gate/1",
+        "verdict": "fail" if failed else "pass",
+        "compared": compared,
+        "failures": failures,
+        "pairs": pairs,
+    }
+    synthetic = [
+        {"version": v["version"], "reason": data.synthetic_reason(v.get("fingerprint"))}
+        for v in matrix["versions"]
+        if data.synthetic_reason(v.get("fingerprint"))
+    ]
     if synthetic:  # a note, not a failure: the gate's own tests run on synthetic columns
         verdict["synthetic"] = synthetic
     return verdict
@@ -172,21 +239,33 @@ def _short(text, limit=160):
 
 def print_verdict(verdict, stream):
     for pair in verdict["pairs"]:
-        print(f"{pair['old']} -> {pair['new']}: {len(pair['regressions'])} regression(s), "
-              f"{len(pair['changes'])} behaviour change(s)", file=stream)
+        print(
+            f"{pair['old']} -> {pair['new']}: {len(pair['regressions'])} regression(s), "
+            f"{len(pair['changes'])} behaviour change(s)",
+            file=stream,
+        )
         for item in pair["regressions"]:
-            print(f"  REGRESSED {item['id']}: {item['old']} -> {item['new']} {item['detail']}".rstrip(),
-                  file=stream)
+            print(
+                f"  REGRESSED {item['id']}: {item['old']} -> {item['new']} {item['detail']}".rstrip(),
+                file=stream,
+            )
         for item in pair["changes"]:
-            print(f"  changed {item['kind']} of {item['id']}: {_short(comparable(item['old']))!r} -> "
-                  f"{_short(comparable(item['new']))!r}",
-                  file=stream)
+            print(
+                f"  changed {item['kind']} of {item['id']}: {_short(comparable(item['old']))!r} -> "
+                f"{_short(comparable(item['new']))!r}",
+                file=stream,
+            )
     for item in verdict["failures"]:
-        print(f"  FAILED ({item['kind']}) {item['id']}: {item['status']} {item['detail']}".rstrip(),
-              file=stream)
+        print(
+            f"  FAILED ({item['kind']}) {item['id']}: {item['status']} {item['detail']}".rstrip(),
+            file=stream,
+        )
     for item in verdict.get("synthetic", []):
-        print(f"matrix gate: note: column {item['version']} is SYNTHETIC (hand-made test data, "
-              f"not a measurement): {item['reason']}", file=stream)
+        print(
+            f"matrix gate: note: column {item['version']} is SYNTHETIC (hand-made test data, "
+            f"not a measurement): {item['reason']}",
+            file=stream,
+        )
     print(f"matrix gate: {verdict['verdict']}", file=stream)
 
 
@@ -210,16 +289,22 @@ def main(argv):
     code = EXIT_REGRESSED if verdict["verdict"] == "fail" else EXIT_OK
     if len(argv) == 4:
         try:  # a folder that is not there yet is made; then a SIGTERM changes nothing
-            data.write_set(os.path.dirname(os.path.abspath(argv[3])), {
-                os.path.basename(argv[3]): json.dumps(verdict, indent=1) + "\n"},
-                last=os.path.basename(argv[3]))
+            data.write_set(
+                os.path.dirname(os.path.abspath(argv[3])),
+                {os.path.basename(argv[3]): json.dumps(verdict, indent=1) + "\n"},
+                last=os.path.basename(argv[3]),
+            )
         except OSError as error:
             _say(f"matrix gate: cannot write {argv[3]}: {error.strerror or error} (exit 3)")
             return EXIT_INPUT
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the verdict is reached: it is printed
     try:
         print_verdict(verdict, sys.stdout)
-    except (OSError, ValueError, UnicodeError):  # a closed pipe, an ASCII stream: the verdict stands
+    except (
+        OSError,
+        ValueError,
+        UnicodeError,
+    ):  # a closed pipe, an ASCII stream: the verdict stands
         pass
     return code
 

@@ -107,22 +107,30 @@ def load_column(out_dir, version, root):
     status = "run_incomplete" if empty else status
     prepare, build = steps.get("prepare", {}), steps.get("build", {})
     run_seconds = sum(steps.get(name, {}).get("seconds", 0) for name in ("scenarios", "bench"))
-    timings = {"root": prepare.get("root_seconds"), "install": prepare.get("install_seconds"),
-               "build": build.get("seconds"), "run": run_seconds if "scenarios" in steps else None}
+    timings = {
+        "root": prepare.get("root_seconds"),
+        "install": prepare.get("install_seconds"),
+        "build": build.get("seconds"),
+        "run": run_seconds if "scenarios" in steps else None,
+    }
     bench = steps.get("bench", {})
     entry = {
         "version": version,
         "root": root,
         "status": status,
         "first_error": first_error(read_text(os.path.join(column_dir, "build.log")))
-        if status in ("build_failed", "compiled") else None,
+        if status in ("build_failed", "compiled")
+        else None,
         "results": f"{version}/results.json" if results else None,
         "fingerprint": results["fingerprint"] if results else None,
         "timings_s": {key: value for key, value in timings.items() if value is not None},
         "root_cached": bool(prepare.get("root_cached", 0)),
         "scenarios_exit": steps.get("scenarios", {}).get("exit"),
-        "problem": crash_problem(steps) if status == "run_crashed" else
-        "the scenario binary ran no cells (results.json lists none)" if empty else None,
+        "problem": crash_problem(steps)
+        if status == "run_crashed"
+        else "the scenario binary ran no cells (results.json lists none)"
+        if empty
+        else None,
         "bench": bench.get("status", "absent"),
     }
     if entry["bench"] == "absent":
@@ -134,22 +142,28 @@ def crash_problem(steps):
     code = steps["scenarios"].get("exit")
     if code is None:
         return "run.json's scenarios step has no exit: the scenario binary's exit is unknown"
-    return (f"the scenario binary exited {code:g} (0 and 1 are its only verdicts; "
-            f"{code - 128:g} would be the signal)" if code > 128 else
-            f"the scenario binary exited {code:g} (0 and 1 are its only verdicts)")
+    return (
+        f"the scenario binary exited {code:g} (0 and 1 are its only verdicts; "
+        f"{code - 128:g} would be the signal)"
+        if code > 128
+        else f"the scenario binary exited {code:g} (0 and 1 are its only verdicts)"
+    )
 
 
 def mark_incomplete(columns):
     """A column that ran but lacks cells another column has: status run_incomplete."""
     ran = [(entry, results) for entry, results in columns if results is not None]
-    every = set().union(*({c["id"] for c in results["cells"]} for _, results in ran)) if ran else set()
+    every = (
+        set().union(*({c["id"] for c in results["cells"]} for _, results in ran)) if ran else set()
+    )
     for entry, results in ran:
         missing = sorted(every - {c["id"] for c in results["cells"]})
         if missing:
             entry["status"] = "run_incomplete" if entry["status"] == "ok" else entry["status"]
             entry["missing_cells"] = missing
             entry["problem"] = entry["problem"] or (
-                f"{len(missing)} cell(s) another column has are absent (first: {missing[0]})")
+                f"{len(missing)} cell(s) another column has are absent (first: {missing[0]})"
+            )
 
 
 def load_column_results(path):
@@ -182,23 +196,38 @@ def merge_cells(columns):
     cells = {}
     for entry, results in columns:
         for cell in (results or {}).get("cells", []):
-            merged = cells.setdefault(cell["id"], {
-                "id": cell["id"], "scenario": cell["scenario"], "axes": cell["axes"],
-                "device": cell["device"], "by_version": {}})
+            merged = cells.setdefault(
+                cell["id"],
+                {
+                    "id": cell["id"],
+                    "scenario": cell["scenario"],
+                    "axes": cell["axes"],
+                    "device": cell["device"],
+                    "by_version": {},
+                },
+            )
             merged["by_version"][entry["version"]] = cell_entry(cell)
     for entry, results in columns:
         if results is None:  # the column did not run: every cell shows why
             for merged in cells.values():
                 merged["by_version"][entry["version"]] = {
-                    "status": entry["status"], "observed_outcome": "not_run",
+                    "status": entry["status"],
+                    "observed_outcome": "not_run",
                     "category": data.NOT_RUN,
-                    "observed_class": None, "message": entry["first_error"] or ""}
+                    "observed_class": None,
+                    "message": entry["first_error"] or "",
+                }
     return list(cells.values())
 
 
 # What differs between the versions that ran, in this order of importance.
-DIFFERENCE_KINDS = (("outcome", "observed_outcome"), ("category", "category"), ("status", "status"),
-                    ("error_class", "observed_class"), ("message", "message"))
+DIFFERENCE_KINDS = (
+    ("outcome", "observed_outcome"),
+    ("category", "category"),
+    ("status", "status"),
+    ("error_class", "observed_class"),
+    ("message", "message"),
+)
 
 
 def differences(cells, ran_versions):
@@ -217,13 +246,19 @@ def merge(out_dir, version_roots, require_cuda=False):
     mark_incomplete(columns)
     cells = merge_cells(columns)
     ran = [entry["version"] for entry, results in columns if results is not None]
-    matrix = {"schema": SCHEMA, "versions": [entry for entry, _ in columns], "cells": cells,
-              "differences": differences(cells, ran)}
+    matrix = {
+        "schema": SCHEMA,
+        "versions": [entry for entry, _ in columns],
+        "cells": cells,
+        "differences": differences(cells, ran),
+    }
     if os.path.isdir(os.path.join(out_dir, CUDA_COLUMN)):  # --cuda-compile: built, never run
         matrix["cuda_compile"] = load_column(out_dir, CUDA_COLUMN, "trixie-cuda")[0]
     elif require_cuda:  # a fan-out merge that expects the compile-only column: fail closed
-        raise data.InputError(f"column {CUDA_COLUMN} is missing: "
-                              f"{os.path.join(out_dir, CUDA_COLUMN)} does not exist")
+        raise data.InputError(
+            f"column {CUDA_COLUMN} is missing: "
+            f"{os.path.join(out_dir, CUDA_COLUMN)} does not exist"
+        )
     return matrix
 
 
@@ -238,13 +273,17 @@ def main(argv):
         return data.EXIT_OK
     require_cuda = "--require-cuda-compile" in argv[2:]
     versions = [arg for arg in argv[2:] if arg != "--require-cuda-compile"]
-    if len(argv) < 3 or not versions or any(arg.startswith("-") or arg.startswith("=")
-                                            or arg.endswith("=") for arg in versions):
+    if (
+        len(argv) < 3
+        or not versions
+        or any(arg.startswith("-") or arg.startswith("=") or arg.endswith("=") for arg in versions)
+    ):
         print(__doc__, file=sys.stderr)
         return data.EXIT_USAGE
     out_dir = argv[1]
-    pairs = [(arg.split("=", 1)[0], arg.split("=", 1)[1] if "=" in arg else None)
-             for arg in versions]
+    pairs = [
+        (arg.split("=", 1)[0], arg.split("=", 1)[1] if "=" in arg else None) for arg in versions
+    ]
     try:
         matrix = merge(out_dir, pairs, require_cuda)
     except data.InputError as error:
@@ -252,9 +291,12 @@ def main(argv):
         return data.EXIT_INPUT
     summary = render(matrix)
     try:  # as a set: the earlier pair removed, matrix.md, then matrix.json last (SIGTERM held)
-        data.write_set(out_dir, {"matrix.json": json.dumps(matrix, indent=1) + "\n",
-                                 "matrix.md": summary}, last="matrix.json",
-                       stale=("matrix.json", "matrix.md"))
+        data.write_set(
+            out_dir,
+            {"matrix.json": json.dumps(matrix, indent=1) + "\n", "matrix.md": summary},
+            last="matrix.json",
+            stale=("matrix.json", "matrix.md"),
+        )
     except OSError as error:
         print(f"matrix merge: cannot write into {out_dir}: {error}", file=sys.stderr)
         return data.EXIT_INPUT

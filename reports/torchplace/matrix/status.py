@@ -12,14 +12,23 @@ from torchplace import schema
 
 def not_ok(matrix):
     """What is not ok in a matrix document, one line each (empty: all ok)."""
-    bad = [f"{v['version']}: {v['status']}" + (f" ({v['problem']})" if v.get("problem") else "")
-           for v in matrix["versions"] if v["status"] != "ok"]
+    bad = [
+        f"{v['version']}: {v['status']}" + (f" ({v['problem']})" if v.get("problem") else "")
+        for v in matrix["versions"]
+        if v["status"] != "ok"
+    ]
     cuda = matrix.get("cuda_compile")  # --cuda-compile: must build
     if cuda and cuda["status"] != "compiled":
-        bad.append(f"CUDA compile-only cell: {cuda['status']} "
-                   f"({cuda.get('first_error') or 'see its build.log'})")
-    bad += [f"{cell['id']} on {version}" for cell in matrix["cells"]
-            for version, entry in cell["by_version"].items() if entry["status"] == "fail"]
+        bad.append(
+            f"CUDA compile-only cell: {cuda['status']} "
+            f"({cuda.get('first_error') or 'see its build.log'})"
+        )
+    bad += [
+        f"{cell['id']} on {version}"
+        for cell in matrix["cells"]
+        for version, entry in cell["by_version"].items()
+        if entry["status"] == "fail"
+    ]
     return bad
 
 

@@ -12,18 +12,25 @@ def _cell_text(entry):
 
 
 def _columns(matrix):
-    lines = ["| LibTorch | root | status | root s | install s | build s | run s | bench | first error |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| LibTorch | root | status | root s | install s | build s | run s | bench | first error |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for v in matrix["versions"]:
         t = v["timings_s"]
         root = f"{t.get('root', '-')}" + (" (cached)" if v.get("root_cached") else "")
-        lines.append(f"| {v['version']} | {v['root']} | {v['status']} | {root} | {t.get('install', '-')} "
-                     f"| {t.get('build', '-')} | {t.get('run', '-')} | {v.get('bench', '-')} "
-                     f"| {v['first_error'] or ''} |")
+        lines.append(
+            f"| {v['version']} | {v['root']} | {v['status']} | {root} | {t.get('install', '-')} "
+            f"| {t.get('build', '-')} | {t.get('run', '-')} | {v.get('bench', '-')} "
+            f"| {v['first_error'] or ''} |"
+        )
     cuda = matrix.get("cuda_compile")
     if cuda:
-        lines += ["", f"CUDA compile-only cell (LibTorch 2.6.0 + CUDA 12.4, trixie, built, never run): "
-                      f"{cuda['status']}" + (f" ({cuda['first_error']})" if cuda["first_error"] else "")]
+        lines += [
+            "",
+            f"CUDA compile-only cell (LibTorch 2.6.0 + CUDA 12.4, trixie, built, never run): "
+            f"{cuda['status']}" + (f" ({cuda['first_error']})" if cuda["first_error"] else ""),
+        ]
     return lines
 
 
@@ -49,7 +56,20 @@ def _differences(matrix):
 
 
 def render(matrix):
-    parts = ["# LibTorch version matrix", "", "## Columns", "", *_columns(matrix), "",
-             "## Cells (status, outcome category, class)", "", *_grid(matrix), "",
-             "## Differences between versions", "", *_differences(matrix), ""]
+    parts = [
+        "# LibTorch version matrix",
+        "",
+        "## Columns",
+        "",
+        *_columns(matrix),
+        "",
+        "## Cells (status, outcome category, class)",
+        "",
+        *_grid(matrix),
+        "",
+        "## Differences between versions",
+        "",
+        *_differences(matrix),
+        "",
+    ]
     return "\n".join(parts)

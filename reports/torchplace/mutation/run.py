@@ -41,8 +41,16 @@ def log(text):
 def sync_tree(tree):
     """Copies the tracked and untracked-but-not-ignored files into `tree`, rewriting only files
     whose bytes differ, so that the scratch build stays incremental."""
-    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT,
-                            check=True, capture_output=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "-co", "--exclude-standard"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     wanted = {name for name in listed if name and (ROOT / name).is_file()}
     for name in sorted(wanted):
         source, target = ROOT / name, tree / name
@@ -62,8 +70,16 @@ def configure(tree, build):
     as a worktree's build/dev, so that unchanged files are cache hits. Without unity builds: a
     mutant then recompiles the files that include what it changed, not a whole batch of them.
     Configured on every check, so that a scratch build of an older check takes these options."""
-    args = ["cmake", "-S", str(tree), "--preset", "dev", "-B", str(build),
-            "-DTORCHPLACE_UNITY_BUILD=OFF"]
+    args = [
+        "cmake",
+        "-S",
+        str(tree),
+        "--preset",
+        "dev",
+        "-B",
+        str(build),
+        "-DTORCHPLACE_UNITY_BUILD=OFF",
+    ]
     if shutil.which("ccache"):
         args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_FLAGS=-fpch-preprocess"]
     if os.environ.get("Torch_DIR"):
@@ -83,8 +99,11 @@ def run_tests(build_dir, binary, pattern, scratch):
     """Runs one kill set; returns (completed, failed test names, how it ended)."""
     report = scratch / "gtest.json"
     report.unlink(missing_ok=True)
-    command = [str(build_dir / BINARIES[binary] / binary), f"--gtest_filter={pattern}",
-               f"--gtest_output=json:{report}"]
+    command = [
+        str(build_dir / BINARIES[binary] / binary),
+        f"--gtest_filter={pattern}",
+        f"--gtest_output=json:{report}",
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TEST_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -106,15 +125,23 @@ def mutate_text(text, mutation):
     if mutation["anchor"]:
         start = text.find(mutation["anchor"])
         if start < 0:
-            raise CannotJudge(EXIT_ENV, f"{mutation['name']}: anchor not found in {mutation['path']}")
+            raise CannotJudge(
+                EXIT_ENV, f"{mutation['name']}: anchor not found in {mutation['path']}"
+            )
     elif text.count(mutation["old"]) != 1:
-        raise CannotJudge(EXIT_ENV, f"{mutation['name']}: the text to change occurs "
-                                    f"{text.count(mutation['old'])} times in {mutation['path']}")
+        raise CannotJudge(
+            EXIT_ENV,
+            f"{mutation['name']}: the text to change occurs "
+            f"{text.count(mutation['old'])} times in {mutation['path']}",
+        )
     at = text.find(mutation["old"], start)
     if at < 0:
-        raise CannotJudge(EXIT_ENV, f"{mutation['name']}: text to change not found in "
-                                    f"{mutation['path']} (was the file edited? update torchplace/mutation/mutations.py)")
-    return text[:at] + mutation["new"] + text[at + len(mutation["old"]):]
+        raise CannotJudge(
+            EXIT_ENV,
+            f"{mutation['name']}: text to change not found in "
+            f"{mutation['path']} (was the file edited? update torchplace/mutation/mutations.py)",
+        )
+    return text[:at] + mutation["new"] + text[at + len(mutation["old"]) :]
 
 
 def check_texts(mutations):
@@ -122,8 +149,11 @@ def check_texts(mutations):
     for mutation in mutations:
         path = ROOT / mutation["path"]
         if not path.is_file():
-            raise CannotJudge(EXIT_ENV, f"{mutation['name']}: {mutation['path']} does not exist "
-                                        f"(moved? update torchplace/mutation/mutations.py)")
+            raise CannotJudge(
+                EXIT_ENV,
+                f"{mutation['name']}: {mutation['path']} does not exist "
+                f"(moved? update torchplace/mutation/mutations.py)",
+            )
         mutate_text(path.read_text(), mutation)
 
 
@@ -139,9 +169,12 @@ def baseline(build_dir, mutations, scratch, jobs):
     for binary, pattern in sorted({kill for mutation in mutations for kill in mutation["kill"]}):
         completed, failed, ended = run_tests(build_dir, binary, pattern, scratch)
         if completed == 0 or failed:
-            raise CannotJudge(EXIT_ENV, f"unmutated, {binary} --gtest_filter={pattern} ran "
-                                        f"{completed} test(s), failed {failed} ({ended}): it "
-                                        f"cannot show a mutation")
+            raise CannotJudge(
+                EXIT_ENV,
+                f"unmutated, {binary} --gtest_filter={pattern} ran "
+                f"{completed} test(s), failed {failed} ({ended}): it "
+                f"cannot show a mutation",
+            )
         log(f"baseline {binary} {pattern}: {completed} test(s) pass")
 
 
@@ -154,8 +187,11 @@ def try_mutation(tree, build_dir, mutation, scratch, jobs):
     try:
         ok, output = build(build_dir, sorted({binary for binary, _ in mutation["kill"]}), jobs)
         if not ok:
-            raise CannotJudge(EXIT_ENV, f"{mutation['name']}: the mutant does not compile, so it "
-                                        f"proves nothing; fix torchplace/mutation/mutations.py:\n{output}")
+            raise CannotJudge(
+                EXIT_ENV,
+                f"{mutation['name']}: the mutant does not compile, so it "
+                f"proves nothing; fix torchplace/mutation/mutations.py:\n{output}",
+            )
         killed_by = []
         for binary, pattern in mutation["kill"]:
             completed, failed, ended = run_tests(build_dir, binary, pattern, scratch)
@@ -169,13 +205,21 @@ def try_mutation(tree, build_dir, mutation, scratch, jobs):
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(prog="python3 -m torchplace.mutation", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python3 -m torchplace.mutation", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--only", help="comma-separated mutation names")
     parser.add_argument("--list", action="store_true", help="print the mutations and exit")
-    parser.add_argument("--check", action="store_true",
-                        help="check that every mutation applies to this tree, build nothing")
-    parser.add_argument("--scratch", default=str(ROOT / "build" / "mutate"),
-                        help="scratch folder (default build/mutate; kept between runs)")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="check that every mutation applies to this tree, build nothing",
+    )
+    parser.add_argument(
+        "--scratch",
+        default=str(ROOT / "build" / "mutate"),
+        help="scratch folder (default build/mutate; kept between runs)",
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     try:
         return parser.parse_args()
@@ -235,9 +279,10 @@ def main():
         return error.code
     log(f"{len(mutations)} mutation(s) in {time.monotonic() - started:.0f} s")
     if survivors:
-        print(f"mutate: {len(survivors)} mutation(s) survived: {', '.join(survivors)}",
-              file=sys.stderr)
+        print(
+            f"mutate: {len(survivors)} mutation(s) survived: {', '.join(survivors)}",
+            file=sys.stderr,
+        )
         return EXIT_SURVIVED
     log(f"all {len(mutations)} mutation(s) killed")
     return EXIT_OK
-

@@ -56,11 +56,13 @@ def figures(result):
         pngs["outcome_matrix.png"] = matrix_figure.outcome_matrix(result.grid)
     if result.version_grid is not None:
         pngs["version_matrix.png"] = matrix_figure.outcome_matrix(result.version_grid)
-    drawers = (("transfer_bandwidth.png", result.curves, plots.transfer_bandwidth),
-               ("pinned_pageable_ratio.png", result.ratios, plots.pinned_pageable),
-               ("small_tensors.png", result.small, plots.small_tensors),
-               ("cpu_copy.png", result.cpu_curves, plots.cpu_copy),
-               ("batch_mover.png", result.mover_rows, plots.batch_mover))
+    drawers = (
+        ("transfer_bandwidth.png", result.curves, plots.transfer_bandwidth),
+        ("pinned_pageable_ratio.png", result.ratios, plots.pinned_pageable),
+        ("small_tensors.png", result.small, plots.small_tensors),
+        ("cpu_copy.png", result.cpu_curves, plots.cpu_copy),
+        ("batch_mover.png", result.mover_rows, plots.batch_mover),
+    )
     for name, values, draw in drawers:
         if values:
             pngs[name] = draw(values)

@@ -11,14 +11,21 @@ from torchplace import schema as data
 
 # Benchmark families the suite writes; a Google Benchmark file with none of them (and no
 # torchplace fingerprint in its context) comes from some other program.
-KNOWN_FAMILIES = ("transfer", "small_tensors", "nested_batch", "prefetch_overlap", "cpu_copy",
-                  "batch_mover")
+KNOWN_FAMILIES = (
+    "transfer",
+    "small_tensors",
+    "nested_batch",
+    "prefetch_overlap",
+    "cpu_copy",
+    "batch_mover",
+)
 ITERATION_FIELDS = ("run_name", "iterations", "real_time", "time_unit")
 
 
 @dataclass
 class Measurement:
     """All repetitions of one benchmark (one run_name)."""
+
     run_name: str
     family: str
     fields: dict
@@ -53,6 +60,7 @@ class Measurement:
 @dataclass
 class BenchData:
     """bench.json, sorted out: measurements by run_name, planned skips and real failures."""
+
     path: str
     context: dict
     measurements: dict
@@ -85,8 +93,9 @@ def load(path):
     _check_origin(path, doc, measurements, skips, failures)
     for measurement in measurements.values():
         measurement.seconds()  # rejects an unknown time_unit now, before anything is drawn
-    return BenchData(path, doc["context"], measurements, sorted(skips.items()),
-                     sorted(failures.items()))
+    return BenchData(
+        path, doc["context"], measurements, sorted(skips.items()), sorted(failures.items())
+    )
 
 
 def _check_origin(path, doc, measurements, skips, failures):
@@ -98,4 +107,5 @@ def _check_origin(path, doc, measurements, skips, failures):
         raise data.InputError(
             f"{path}: Google Benchmark JSON, but not from torchplace's benchmarks (no "
             f"torchplace_fingerprint in its context and none of the families "
-            f"{', '.join(KNOWN_FAMILIES)})")
+            f"{', '.join(KNOWN_FAMILIES)})"
+        )

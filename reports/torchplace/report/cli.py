@@ -17,14 +17,18 @@ from torchplace import schema as data
 from torchplace.schema import EXIT_INPUT, EXIT_OK
 
 PROG = "python3 -m torchplace.report"
-INSTALL_HINT = ("matplotlib is missing from this Python ({python}); install it: "
-                "apt-get install python3-matplotlib python3-scipy, then run the report with "
-                "/usr/bin/python3 (or set TORCHPLACE_PYTHON)")
+INSTALL_HINT = (
+    "matplotlib is missing from this Python ({python}); install it: "
+    "apt-get install python3-matplotlib python3-scipy, then run the report with "
+    "/usr/bin/python3 (or set TORCHPLACE_PYTHON)"
+)
 
 
 def parse_args(argv):
     parser = data.ArgumentParser(prog=PROG, description=__doc__.split("\n")[1])
-    parser.add_argument("in_dir", help="run folder holding results.json or matrix.json (bench.json optional)")
+    parser.add_argument(
+        "in_dir", help="run folder holding results.json or matrix.json (bench.json optional)"
+    )
     parser.add_argument("--out", help="folder to write the report into (default: IN_DIR)")
     return parser.parse_args(argv)  # exits EXIT_USAGE on bad arguments
 
@@ -74,11 +78,15 @@ def main(argv):
     try:
         write(out_dir, files)
     except OSError as error:
-        _say(f"torchplace report: cannot write the report into {out_dir}: "
-             f"{error.strerror or error} ({error.filename or out_dir})")
+        _say(
+            f"torchplace report: cannot write the report into {out_dir}: "
+            f"{error.strerror or error} ({error.filename or out_dir})"
+        )
         return EXIT_INPUT
-    _say(f"torchplace report: wrote {len(files)} files to {out_dir}: {', '.join(sorted(files))}",
-         sys.stdout)
+    _say(
+        f"torchplace report: wrote {len(files)} files to {out_dir}: {', '.join(sorted(files))}",
+        sys.stdout,
+    )
     return EXIT_OK
 
 
@@ -86,8 +94,12 @@ def _say(text, stream=None):
     """A message, whatever the stream can encode (a lone surrogate, an ASCII locale)."""
     stream = stream or sys.stderr
     try:
-        print(text.encode("ascii", "backslashreplace").decode("ascii")
-              if (stream.encoding or "").lower() in ("ascii", "ansi_x3.4-1968") else text,
-              file=stream, flush=True)
+        print(
+            text.encode("ascii", "backslashreplace").decode("ascii")
+            if (stream.encoding or "").lower() in ("ascii", "ansi_x3.4-1968")
+            else text,
+            file=stream,
+            flush=True,
+        )
     except (OSError, ValueError, UnicodeError):
         pass

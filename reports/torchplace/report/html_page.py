@@ -24,9 +24,16 @@ td.cell{text-align:center;min-width:90px;cursor:help}
 
 
 # Text colour readable on each category's background.
-TEXT_ON = {matrix.EXPECTED_ERROR: "#fff", matrix.PASSED: "#fff", matrix.RACE_SHOWN: "#000",
-           matrix.UNEXERCISED: "#000", matrix.LATENT: "#000", matrix.RACE_NOT_SHOWN: "#fff",
-           matrix.SKIPPED: "#000", matrix.UNEXPECTED: "#000"}
+TEXT_ON = {
+    matrix.EXPECTED_ERROR: "#fff",
+    matrix.PASSED: "#fff",
+    matrix.RACE_SHOWN: "#000",
+    matrix.UNEXERCISED: "#000",
+    matrix.LATENT: "#000",
+    matrix.RACE_NOT_SHOWN: "#fff",
+    matrix.SKIPPED: "#000",
+    matrix.UNEXPECTED: "#000",
+}
 
 
 def data_uri(png):
@@ -41,8 +48,14 @@ def table(header, rows, numeric=()):
     """rows of already-escaped HTML strings; columns listed in numeric are right-aligned."""
     head = "".join(f"<th>{h}</th>" for h in header)
     body = "".join(
-        "<tr>" + "".join(f'<td class="num">{v}</td>' if i in numeric else f"<td>{v}</td>"
-                         for i, v in enumerate(row)) + "</tr>" for row in rows)
+        "<tr>"
+        + "".join(
+            f'<td class="num">{v}</td>' if i in numeric else f"<td>{v}</td>"
+            for i, v in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
@@ -54,20 +67,29 @@ def machine_line(fingerprint):
     """'LibTorch 2.5.1 · CUDA 12.4 · NVIDIA H200 · driver 550.127.08 · ... · gcc 12.2.0'."""
     cuda = fingerprint.get("cuda") or {}
     gpus = ", ".join(g.get("name", "?") for g in cuda.get("gpus") or []) or "no GPU"
-    parts = ["SYNTHETIC (not a measurement)" if data.synthetic_reason(fingerprint) else None,
-             f"LibTorch {fingerprint.get('libtorch_version', '?')}",
-             f"CUDA {cuda['runtime_version']}" if cuda.get("runtime_version") else "CPU-only",
-             gpus, f"driver {cuda['driver']}" if cuda.get("driver") else None,
-             fingerprint.get("cpu_model"), fingerprint.get("os"), fingerprint.get("compiler")]
+    parts = [
+        "SYNTHETIC (not a measurement)" if data.synthetic_reason(fingerprint) else None,
+        f"LibTorch {fingerprint.get('libtorch_version', '?')}",
+        f"CUDA {cuda['runtime_version']}" if cuda.get("runtime_version") else "CPU-only",
+        gpus,
+        f"driver {cuda['driver']}" if cuda.get("driver") else None,
+        fingerprint.get("cpu_model"),
+        fingerprint.get("os"),
+        fingerprint.get("compiler"),
+    ]
     return " · ".join(str(part) for part in parts if part)
 
 
 def synthetic_sources(results, matrix, bench) -> "list[tuple[str, str]]":
     """(where, why) for every input that says it is hand-made test data, not a measurement."""
     marks = [("results.json", data.synthetic_reason((results or {}).get("fingerprint")))]
-    marks += [(f"matrix.json column {column.get('version')}",
-               data.synthetic_reason(column.get("fingerprint")))
-              for column in (matrix or {}).get("versions", [])]
+    marks += [
+        (
+            f"matrix.json column {column.get('version')}",
+            data.synthetic_reason(column.get("fingerprint")),
+        )
+        for column in (matrix or {}).get("versions", [])
+    ]
     context = bench.context if bench is not None else {}
     mark = context.get(data.SYNTHETIC_CONTEXT_KEY)
     marks.append(("bench.json", mark if isinstance(mark, str) else None))
@@ -79,20 +101,41 @@ def synthetic_banner(sources) -> str:
     if not sources:
         return ""
     why = "".join(f"<li>{escape(where)}: {escape(reason)}</li>" for where, reason in sources)
-    return ('<div class="synthetic"><p class="synthetic-big">SYNTHETIC</p><p>This report was '
-            "rendered from hand-made test data, not from a measurement. Nothing in it describes "
-            f"a real machine or run.</p><ul>{why}</ul></div>")
+    return (
+        '<div class="synthetic"><p class="synthetic-big">SYNTHETIC</p><p>This report was '
+        "rendered from hand-made test data, not from a measurement. Nothing in it describes "
+        f"a real machine or run.</p><ul>{why}</ul></div>"
+    )
 
 
 def fingerprint_section(results, bench):
     rows = _flatten(results["fingerprint"])
     reason = data.synthetic_reason(results["fingerprint"])
-    body = (f'<p class="bad">SYNTHETIC fingerprint (hand-made test data, not a measurement): '
-            f"{escape(reason)}</p>") if reason else ""
+    body = (
+        (
+            f'<p class="bad">SYNTHETIC fingerprint (hand-made test data, not a measurement): '
+            f"{escape(reason)}</p>"
+        )
+        if reason
+        else ""
+    )
     body += table(("field", "value"), [(escape(k), escape(v)) for k, v in rows])
     if bench is not None:
-        context = {k: v for k, v in bench.context.items() if k in ("libtorch_version", "gpu",
-                   "driver", "date", "host_name", "num_cpus", "mhz_per_cpu", "library_build_type")}
+        context = {
+            k: v
+            for k, v in bench.context.items()
+            if k
+            in (
+                "libtorch_version",
+                "gpu",
+                "driver",
+                "date",
+                "host_name",
+                "num_cpus",
+                "mhz_per_cpu",
+                "library_build_type",
+            )
+        }
         body += "<h3>Benchmark context (bench.json)</h3>"
         body += table(("field", "value"), [(escape(k), escape(str(v))) for k, v in context.items()])
         if "torchplace_fingerprint" in bench.context:
@@ -100,9 +143,12 @@ def fingerprint_section(results, bench):
                 same = json.loads(bench.context["torchplace_fingerprint"]) == results["fingerprint"]
             except (TypeError, ValueError):
                 same = False
-            body += ('<p class="note">The benchmarks ran under the same fingerprint.</p>'
-                     if same else '<p class="bad">The benchmarks carry a different fingerprint '
-                     'than the scenario results (bench.json context.torchplace_fingerprint).</p>')
+            body += (
+                '<p class="note">The benchmarks ran under the same fingerprint.</p>'
+                if same
+                else '<p class="bad">The benchmarks carry a different fingerprint '
+                "than the scenario results (bench.json context.torchplace_fingerprint).</p>"
+            )
     return section("fingerprint", "Fingerprint", body)
 
 
@@ -115,18 +161,29 @@ def _flatten(value, prefix=""):
 
 
 def legend_html():
-    return "<p>" + " ".join(
-        f'<span class="swatch" style="background:{matrix.COLOURS[c]}"></span><b>{c}</b>: '
-        f"{escape(matrix.LEGEND[c])}<br>" for c in matrix.CATEGORIES) + "</p>"
+    return (
+        "<p>"
+        + " ".join(
+            f'<span class="swatch" style="background:{matrix.COLOURS[c]}"></span><b>{c}</b>: '
+            f"{escape(matrix.LEGEND[c])}<br>"
+            for c in matrix.CATEGORIES
+        )
+        + "</p>"
+    )
 
 
 def grid_table(grid):
     """The matrix as an HTML table; the hover text (title) holds the reason or message."""
     footnotes = grid.footnotes()
     head = "".join(f"<th>{escape(h)}</th>" for h in ["scenario · variant"] + grid.columns)
-    body = "".join("<tr><td>" + escape(row) + "</td>" + "".join(
-        _grid_cell(grid.cells.get((row, column)), footnotes) for column in grid.columns) + "</tr>"
-        for row in grid.rows)
+    body = "".join(
+        "<tr><td>"
+        + escape(row)
+        + "</td>"
+        + "".join(_grid_cell(grid.cells.get((row, column)), footnotes) for column in grid.columns)
+        + "</tr>"
+        for row in grid.rows
+    )
     notes = "".join(f"<li>[{n}] {escape(reason)}</li>" for reason, n in footnotes.items())
     notes = f"<p>Skipped:</p><ul>{notes}</ul>" if notes else ""
     return f"<table><tr>{head}</tr>{body}</table>{notes}"
@@ -147,10 +204,16 @@ def cells_section(results):
     for cell in results["cells"]:
         expected, observed = cell["expected"], cell["observed"]
         status = escape(f"{cell['status']}: {matrix.BY_MACHINE_VALUE[cell['category']]}")
-        rows.append((escape(cell["id"]), _outcome(expected), _outcome(observed),
-                     f'<span class="bad">{status}</span>' if cell["status"] == "fail" else status,
-                     f'<div class="msg">{escape(observed.get("message") or "")}</div>',
-                     f'<div class="msg">{escape(cell["reason"])}</div>'))
+        rows.append(
+            (
+                escape(cell["id"]),
+                _outcome(expected),
+                _outcome(observed),
+                f'<span class="bad">{status}</span>' if cell["status"] == "fail" else status,
+                f'<div class="msg">{escape(observed.get("message") or "")}</div>',
+                f'<div class="msg">{escape(cell["reason"])}</div>',
+            )
+        )
     body = table(("cell", "expected", "observed", "status", "raw error message", "reason"), rows)
     return section("cells", f"All cells ({len(rows)}), with raw error messages", body)
 
@@ -177,8 +240,14 @@ def skips_section(results, bench):
 def _reason_table(by_reason):
     if not by_reason:
         return "<p>None.</p>"
-    rows = [(escape(reason), str(len(names)),
-             f"<details><summary>{escape(names[0])}{' …' if len(names) > 1 else ''}</summary>"
-             + "<br>".join(escape(n) for n in names) + "</details>")
-            for reason, names in sorted(by_reason.items(), key=lambda item: -len(item[1]))]
+    rows = [
+        (
+            escape(reason),
+            str(len(names)),
+            f"<details><summary>{escape(names[0])}{' …' if len(names) > 1 else ''}</summary>"
+            + "<br>".join(escape(n) for n in names)
+            + "</details>",
+        )
+        for reason, names in sorted(by_reason.items(), key=lambda item: -len(item[1]))
+    ]
     return table(("reason", "count", "which"), rows, numeric=(1,))

@@ -13,27 +13,49 @@ UNEXERCISED = data.CATEGORIES["ran_unexercised"]
 LATENT = data.CATEGORIES["latent_unexercised"]
 RACE_NOT_SHOWN = "race not shown"
 SKIPPED, UNEXPECTED = "skipped", "unexpected"
-CATEGORIES = (EXPECTED_ERROR, PASSED, RACE_SHOWN, UNEXERCISED, LATENT, RACE_NOT_SHOWN, SKIPPED,
-              UNEXPECTED)
-BY_MACHINE_VALUE = {"expected_error": EXPECTED_ERROR, "passed": PASSED, "race_shown": RACE_SHOWN,
-                    "ran_unexercised": UNEXERCISED, "latent_unexercised": LATENT,
-                    "race_not_shown": RACE_NOT_SHOWN, "skipped": SKIPPED, "failed": UNEXPECTED,
-                    data.NOT_RUN: UNEXPECTED}
+CATEGORIES = (
+    EXPECTED_ERROR,
+    PASSED,
+    RACE_SHOWN,
+    UNEXERCISED,
+    LATENT,
+    RACE_NOT_SHOWN,
+    SKIPPED,
+    UNEXPECTED,
+)
+BY_MACHINE_VALUE = {
+    "expected_error": EXPECTED_ERROR,
+    "passed": PASSED,
+    "race_shown": RACE_SHOWN,
+    "ran_unexercised": UNEXERCISED,
+    "latent_unexercised": LATENT,
+    "race_not_shown": RACE_NOT_SHOWN,
+    "skipped": SKIPPED,
+    "failed": UNEXPECTED,
+    data.NOT_RUN: UNEXPECTED,
+}
 # Colour-blind-safe (Paul Tol's bright and light schemes): blue, green and cyan are evidence;
 # sand and pale yellow ran without proving; purple is a race not shown; grey skipped; red failed.
-COLOURS = {EXPECTED_ERROR: "#4477AA", PASSED: "#228833", RACE_SHOWN: "#66CCEE",
-           UNEXERCISED: "#CCBB44", LATENT: "#EEDD88", RACE_NOT_SHOWN: "#AA3377",
-           SKIPPED: "#BBBBBB", UNEXPECTED: "#EE6677"}
+COLOURS = {
+    EXPECTED_ERROR: "#4477AA",
+    PASSED: "#228833",
+    RACE_SHOWN: "#66CCEE",
+    UNEXERCISED: "#CCBB44",
+    LATENT: "#EEDD88",
+    RACE_NOT_SHOWN: "#AA3377",
+    SKIPPED: "#BBBBBB",
+    UNEXPECTED: "#EE6677",
+}
 SHORT = {UNEXERCISED: "ran, unexercised", LATENT: "latent, unexercised"}  # marks in the grid
 LEGEND = {
     EXPECTED_ERROR: "the broken variant raised its expected error class (the mistake is caught)",
     PASSED: "ran and proved its claim: the fix works where the mistake shows, or a CPU check "
-            "(dtype, save/load, the CUDA-tagged archive) that can fail here",
+    "(dtype, save/load, the CUDA-tagged archive) that can fail here",
     RACE_SHOWN: "an unsynchronised control went wrong in at least one trial",
     UNEXERCISED: "a fix that ran where its mistake cannot show: it proves only that the code runs",
     LATENT: "a broken variant that ran as expected because its mistake cannot show on this device",
     RACE_NOT_SHOWN: "a race control that never went wrong, or a fixed variant whose copy was "
-                    "never in flight: not evidence",
+    "never in flight: not evidence",
     SKIPPED: "not run; the reason is on hover and in the footnotes",
     UNEXPECTED: "failed: the outcome or error class differs from the expectation",
 }
@@ -102,8 +124,11 @@ def from_results(results):
         _add_unique(rows, row)
         _add_unique(columns, column)
         observed = cell["observed"]
-        detail = (cell["reason"] or observed.get("error_class") or
-                  "; ".join([cell["expected"].get("note", "")] + cell.get("notes", [])).strip("; "))
+        detail = (
+            cell["reason"]
+            or observed.get("error_class")
+            or "; ".join([cell["expected"].get("note", "")] + cell.get("notes", [])).strip("; ")
+        )
         cells[(row, column)] = categorise(cell["category"], cell["status"], detail, cell["id"])
     return Grid("Scenario outcomes, this run", rows, sorted(columns, key=_device_key), cells)
 
@@ -127,8 +152,9 @@ def from_version_matrix(matrix):
                 cells[(row, column)] = Cell(SKIPPED, reason, cell["id"])
                 continue
             detail = entry.get("message") or entry.get("observed_class") or ""
-            cells[(row, column)] = categorise(entry["category"], entry["status"], detail,
-                                              cell["id"])
+            cells[(row, column)] = categorise(
+                entry["category"], entry["status"], detail, cell["id"]
+            )
     return Grid("Scenario outcomes by LibTorch version", rows, columns, cells)
 
 

@@ -22,9 +22,13 @@ def capped(grid):
     rows, columns = grid.rows[:MAX_ROWS], grid.columns[:MAX_COLUMNS]
     if (len(rows), len(columns)) == (len(grid.rows), len(grid.columns)):
         return grid
-    note = (f"{grid.title}\n(capped: the first {len(rows)} of {len(grid.rows)} rows and "
-            f"{len(columns)} of {len(grid.columns)} columns; the page lists every cell)")
-    keep = {(r, c): cell for (r, c), cell in grid.cells.items() if r in set(rows) and c in set(columns)}
+    note = (
+        f"{grid.title}\n(capped: the first {len(rows)} of {len(grid.rows)} rows and "
+        f"{len(columns)} of {len(grid.columns)} columns; the page lists every cell)"
+    )
+    keep = {
+        (r, c): cell for (r, c), cell in grid.cells.items() if r in set(rows) and c in set(columns)
+    }
     return matrix.Grid(note, rows, columns, keep)
 
 
@@ -52,14 +56,30 @@ def outcome_matrix(grid):
             if cell and cell.category == matrix.SKIPPED:
                 axis.text(x, y, f"[{footnotes[cell.detail]}]", ha="center", va="center", fontsize=9)
             elif cell and cell.category == matrix.UNEXPECTED:
-                axis.text(x, y, "✗ unexpected", ha="center", va="center", color="black",
-                          fontweight="bold", fontsize=9)
+                axis.text(
+                    x,
+                    y,
+                    "✗ unexpected",
+                    ha="center",
+                    va="center",
+                    color="black",
+                    fontweight="bold",
+                    fontsize=9,
+                )
             elif cell and cell.category in matrix.SHORT:
-                axis.text(x, y, matrix.SHORT[cell.category], ha="center", va="center",
-                          color="black", fontsize=8)
+                axis.text(
+                    x,
+                    y,
+                    matrix.SHORT[cell.category],
+                    ha="center",
+                    va="center",
+                    color="black",
+                    fontsize=8,
+                )
             elif cell and cell.category == matrix.RACE_NOT_SHOWN:
-                axis.text(x, y, "race not shown", ha="center", va="center", color="white",
-                          fontsize=8)
+                axis.text(
+                    x, y, "race not shown", ha="center", va="center", color="white", fontsize=8
+                )
     axis.set_xticks(range(len(grid.columns)), grid.columns)
     axis.set_yticks(range(len(grid.rows)), grid.rows)
     axis.xaxis.tick_top()
@@ -71,15 +91,25 @@ def outcome_matrix(grid):
     axis.tick_params(which="minor", length=0)
     axis.set_title(grid.title, pad=12)
     handles = [Patch(color=matrix.COLOURS[c], label=f"{c}: {n}") for c, n in grid.counts().items()]
-    axis.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4,
-                frameon=False)
+    axis.legend(
+        handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=4, frameon=False
+    )
     if footnotes:  # below the legend's two rows: 56 points under the axes
         lines = [textwrap.shorten(f"[{n}] {reason}", 150) for reason, n in footnotes.items()]
         if len(lines) > MAX_FOOTNOTES:
-            lines = lines[:MAX_FOOTNOTES] + [f"... and {len(lines) - MAX_FOOTNOTES} more "
-                                             "(every reason is in the page)"]
-        axis.annotate("Skipped:\n" + "\n".join(lines), xy=(0, 0), xycoords="axes fraction",
-                      xytext=(0, -56), textcoords="offset points", ha="left", va="top", fontsize=9)
+            lines = lines[:MAX_FOOTNOTES] + [
+                f"... and {len(lines) - MAX_FOOTNOTES} more " "(every reason is in the page)"
+            ]
+        axis.annotate(
+            "Skipped:\n" + "\n".join(lines),
+            xy=(0, 0),
+            xycoords="axes fraction",
+            xytext=(0, -56),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize=9,
+        )
     return to_png(figure)
 
 

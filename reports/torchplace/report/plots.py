@@ -8,14 +8,27 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator, NullFormatter,  # noqa: E402
-                               NullLocator)
+from matplotlib.ticker import (
+    FixedLocator,
+    FuncFormatter,
+    LogLocator,
+    NullFormatter,  # noqa: E402
+    NullLocator,
+)
 
 from . import tables  # noqa: E402
 
 DPI = 110
-plt.rcParams.update({"font.size": 11, "axes.titlesize": 13, "axes.labelsize": 11,
-                     "legend.fontsize": 10, "axes.grid": True, "grid.alpha": 0.3})
+plt.rcParams.update(
+    {
+        "font.size": 11,
+        "axes.titlesize": 13,
+        "axes.labelsize": 11,
+        "legend.fontsize": 10,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+    }
+)
 DIRECTION_TITLES = {"h2d": "host → device", "d2h": "device → host"}
 # One colour and marker per strategy, the same in every panel (Paul Tol's bright scheme; its
 # seven colours are taken, so pinned_resident borrows indigo from his muted scheme).
@@ -68,8 +81,9 @@ def _errorbar(axis, points, **style):
 
 def transfer_bandwidth(curves):
     """Bandwidth against size, one panel per direction, raw_cudamemcpy as the ceiling line."""
-    figure, axes = plt.subplots(1, len(curves), figsize=(6.5 * len(curves), 5.2), squeeze=False,
-                                sharey=True)
+    figure, axes = plt.subplots(
+        1, len(curves), figsize=(6.5 * len(curves), 5.2), squeeze=False, sharey=True
+    )
     legend = {}
     directions = sorted(curves, key=lambda d: (d != "h2d", d))
     for axis, direction in zip(axes[0], directions):
@@ -77,14 +91,21 @@ def transfer_bandwidth(curves):
         sizes = [p[0] for points in by_strategy.values() for p in points]
         for strategy in sorted(by_strategy, key=tables.strategy_key):
             label = f"{strategy} (ceiling)" if strategy == tables.RAW else strategy
-            legend[label] = _errorbar(axis, by_strategy[strategy], label=label,
-                                      **STRATEGY_STYLES.get(strategy, {}))
+            legend[label] = _errorbar(
+                axis, by_strategy[strategy], label=label, **STRATEGY_STYLES.get(strategy, {})
+            )
         _log_y(axis, "bandwidth (GB/s, log scale)")
         _size_axis(axis, sizes)
         axis.set_title(f"{DIRECTION_TITLES.get(direction, direction)} bandwidth")
         axis.yaxis.set_tick_params(labelleft=True)
-    figure.legend(list(legend.values()), list(legend), loc="upper center",
-                  bbox_to_anchor=(0.5, 0.0), ncol=min(4, len(legend)), frameon=False)
+    figure.legend(
+        list(legend.values()),
+        list(legend),
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=min(4, len(legend)),
+        frameon=False,
+    )
     figure.suptitle("Transfer bandwidth by strategy (median, whiskers: min–max of repetitions)")
     figure.tight_layout()
     return to_png(figure)
@@ -107,21 +128,30 @@ def pinned_pageable(ratios):
 
 def small_tensors(groups):
     """One horizontal bar chart per many-small-tensors case: time per batch by strategy."""
-    figure, axes = plt.subplots(len(groups), 1, figsize=(8.5, 1.2 + 2.6 * len(groups)),
-                                squeeze=False)
+    figure, axes = plt.subplots(
+        len(groups), 1, figsize=(8.5, 1.2 + 2.6 * len(groups)), squeeze=False
+    )
     for axis, (label, by_strategy) in zip(axes[:, 0], groups.items()):
         names = sorted(by_strategy, key=tables.strategy_key)
         medians = [by_strategy[n][0] for n in names]
-        errors = [[by_strategy[n][0] - by_strategy[n][1] for n in names],
-                  [by_strategy[n][2] - by_strategy[n][0] for n in names]]
+        errors = [
+            [by_strategy[n][0] - by_strategy[n][1] for n in names],
+            [by_strategy[n][2] - by_strategy[n][0] for n in names],
+        ]
         colours = [STRATEGY_STYLES.get(n, {}).get("color", "#4477AA") for n in names]
         axis.barh(names, medians, xerr=errors, capsize=3, color=colours)
         axis.invert_yaxis()
         axis.set_xlabel("time per batch (ms), lower is better")
         axis.set_title(label)
         for y, (value, high) in enumerate(zip(medians, (by_strategy[n][2] for n in names))):
-            axis.annotate(f"{value:.3g} ms", (high, y), xytext=(6, 0), textcoords="offset points",
-                          va="center", fontsize=9)  # right of the whisker, never inside a bar
+            axis.annotate(
+                f"{value:.3g} ms",
+                (high, y),
+                xytext=(6, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=9,
+            )  # right of the whisker, never inside a bar
         axis.set_xlim(0, max(by_strategy[n][2] for n in names) * 1.15)
     figure.tight_layout()
     return to_png(figure)
@@ -131,8 +161,10 @@ def cpu_copy(curves):
     """CPU copy bandwidth against size, one line per path."""
     figure, axis = plt.subplots(figsize=(8, 4.8))
     sizes = []
-    baselines = {"memcpy": {"color": "black", "linestyle": "--", "linewidth": 2},
-                 "alloc_memcpy": {"color": "dimgray", "linestyle": ":", "linewidth": 2}}
+    baselines = {
+        "memcpy": {"color": "black", "linestyle": "--", "linewidth": 2},
+        "alloc_memcpy": {"color": "dimgray", "linestyle": ":", "linewidth": 2},
+    }
     for path in sorted(curves, key=lambda name: (name not in baselines, name)):
         points = curves[path]
         style = baselines.get(path, {})
@@ -150,16 +182,18 @@ def batch_mover(rows):
     """Batch mover against a plain loop of .to(), time per call by tensor count."""
     figure, axis = plt.subplots(figsize=(8, 4.6))
     width = 0.38
-    for offset, (index, name, colour) in zip((-width / 2, width / 2),
-                                              ((1, "mover", "#4477AA"), (2, "loop", "#CCBB44"))):
+    for offset, (index, name, colour) in zip(
+        (-width / 2, width / 2), ((1, "mover", "#4477AA"), (2, "loop", "#CCBB44"))
+    ):
         present = [(i, row[index]) for i, row in enumerate(rows) if row[index]]
         xs = [i + offset for i, _ in present]
         medians = [stat[0] for _, stat in present]
         errors = [[s[0] - s[1] for _, s in present], [s[2] - s[0] for _, s in present]]
         bars = axis.bar(xs, medians, width, yerr=errors, capsize=3, label=name, color=colour)
         axis.bar_label(bars, [f"{m:.3g} µs" for m in medians], padding=8, fontsize=9)
-    labels = [f"{row[0]} tensors" + (f"\nmover / loop = {row[3]:.2f}×" if row[3] else "")
-              for row in rows]
+    labels = [
+        f"{row[0]} tensors" + (f"\nmover / loop = {row[3]:.2f}×" if row[3] else "") for row in rows
+    ]
     axis.set_xticks(range(len(rows)), labels)
     axis.grid(axis="x", visible=False)
     axis.margins(y=0.15)

@@ -11,16 +11,17 @@ def render(result):
     lines += _transfers(result)
     if result.version_grid is not None:
         doc = result.inputs.matrix
-        lines.append(f"- Version matrix: {len(doc['versions'])} LibTorch versions, "
-                     f"{len(doc.get('differences', []))} difference(s) between them.")
+        lines.append(
+            f"- Version matrix: {len(doc['versions'])} LibTorch versions, "
+            f"{len(doc.get('differences', []))} difference(s) between them."
+        )
     lines += ["", "Full report: index.html (plots, every cell with its raw message, skip reasons)."]
     return "\n".join(lines) + "\n"
 
 
 def _synthetic_line(result) -> "list[str]":
     """The first line when any input is hand-made test data: it is not a measurement."""
-    sources = html_page.synthetic_sources(result.inputs.results, result.inputs.matrix,
-                                          result.bench)
+    sources = html_page.synthetic_sources(result.inputs.results, result.inputs.matrix, result.bench)
     if not sources:
         return []
     why = "; ".join(f"{where}: {reason}" for where, reason in sources)
@@ -31,15 +32,24 @@ def _run_lines(result):
     """The machine line and the outcome counts of results.json, or why there are none."""
     results = result.inputs.results
     if results is None:
-        return ["No results.json in this folder: no single-run results are present "
-                "(a version matrix folder).", ""]
+        return [
+            "No results.json in this folder: no single-run results are present "
+            "(a version matrix folder).",
+            "",
+        ]
     counts = result.grid.counts()
     proved, ran = result.grid.evidence()
-    return [html_page.machine_line(results["fingerprint"]), "",
-            "| " + " | ".join(counts) + " |", "|" + "---|" * len(counts),
-            "| " + " | ".join(str(n) for n in counts.values()) + " |", "",
-            f"Evidence: {proved} of the {ran} cells that ran proved their claim (passed, expected "
-            "error, race shown); the rest ran without exercising it.", ""]
+    return [
+        html_page.machine_line(results["fingerprint"]),
+        "",
+        "| " + " | ".join(counts) + " |",
+        "|" + "---|" * len(counts),
+        "| " + " | ".join(str(n) for n in counts.values()) + " |",
+        "",
+        f"Evidence: {proved} of the {ran} cells that ran proved their claim (passed, expected "
+        "error, race shown); the rest ran without exercising it.",
+        "",
+    ]
 
 
 def _failures(result):
@@ -49,11 +59,15 @@ def _failures(result):
         lines.append(f"- … and {len(failed) - MAX_LISTED} more unexpected cells")
     results = result.inputs.results or {"cells": []}
     unshown = [c for c in results["cells"] if c["category"] == "race_not_shown"]
-    lines += [f"- **race not shown** `{c['id']}`: {'; '.join(c.get('notes', []))[:160]}"
-              for c in unshown[:MAX_LISTED]]
+    lines += [
+        f"- **race not shown** `{c['id']}`: {'; '.join(c.get('notes', []))[:160]}"
+        for c in unshown[:MAX_LISTED]
+    ]
     if result.bench is not None:
-        lines += [f"- **benchmark failed** `{name}`: {message[:160]}"
-                  for name, message in result.bench.failures[:MAX_LISTED]]
+        lines += [
+            f"- **benchmark failed** `{name}`: {message[:160]}"
+            for name, message in result.bench.failures[:MAX_LISTED]
+        ]
     return lines
 
 
@@ -67,8 +81,10 @@ def _transfers(result):
         if pinned:
             size, median = pinned[-1][0], pinned[-1][1]
             share = result.percent.get(direction, {}).get(tables.PINNED, {}).get(size)
-            text = (f"- {direction} pinned ({tables.PINNED}) at {tables.human_bytes(size)}: "
-                    f"{median:.1f} GB/s")
+            text = (
+                f"- {direction} pinned ({tables.PINNED}) at {tables.human_bytes(size)}: "
+                f"{median:.1f} GB/s"
+            )
             if share and raw:
                 text += f" ({share:.0f}% of raw_cudamemcpy {raw[-1][1]:.1f} GB/s)"
             ratio = dict((r[0], r[1]) for r in result.ratios.get(direction, []))
@@ -78,18 +94,28 @@ def _transfers(result):
             lines.append(text + ".")
     for row in result.prefetch:
         verdict = "meets" if row["meets_target"] else "misses"
-        lines.append(f"- prefetch overlap on {row['device']}: {row['overlap_ratio']:.2f} "
-                     f"({verdict} ≤ {tables.OVERLAP_TARGET}).")
+        lines.append(
+            f"- prefetch overlap on {row['device']}: {row['overlap_ratio']:.2f} "
+            f"({verdict} ≤ {tables.OVERLAP_TARGET})."
+        )
     if not result.curves:
-        lines.append(f"- Transfers: none measured ({len(result.bench.skips)} benchmarks skipped; "
-                     "reasons in index.html).")
+        lines.append(
+            f"- Transfers: none measured ({len(result.bench.skips)} benchmarks skipped; "
+            "reasons in index.html)."
+        )
     for count, mover, loop, ratio in result.mover_rows[-1:]:
-        lines.append(f"- batch mover / loop of .to() at {count} tensors: {ratio:.2f}×." if ratio
-                     else f"- batch mover at {count} tensors: no loop to compare.")
+        lines.append(
+            f"- batch mover / loop of .to() at {count} tensors: {ratio:.2f}×."
+            if ratio
+            else f"- batch mover at {count} tensors: no loop to compare."
+        )
     sizes = [size for _, percent in result.cpu_percent.values() for size in percent]
     if sizes:
         size = max(sizes)
-        shares = ", ".join(f"{path} {p[size]:.0f}% of {like}"
-                           for path, (like, p) in result.cpu_percent.items() if size in p)
+        shares = ", ".join(
+            f"{path} {p[size]:.0f}% of {like}"
+            for path, (like, p) in result.cpu_percent.items()
+            if size in p
+        )
         lines.append(f"- CPU copies at {tables.human_bytes(size)} against the same work: {shares}.")
     return lines

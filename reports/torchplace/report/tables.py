@@ -12,8 +12,16 @@ RAW = "raw_cudamemcpy"  # cudaMemcpyAsync from cudaHostAlloc memory: the machine
 # DataLoader with pin_memory=True delivers); a step is one non_blocking copy and a synchronize.
 PINNED = "pinned_resident"
 PAGEABLE = "pageable"
-STRATEGY_ORDER = ("raw_cudamemcpy", "pinned_resident", "pinned_staging_reuse", "prefetch",
-                  "pin_each_time", "pageable_non_blocking", "pageable", "device_resident")
+STRATEGY_ORDER = (
+    "raw_cudamemcpy",
+    "pinned_resident",
+    "pinned_staging_reuse",
+    "prefetch",
+    "pin_each_time",
+    "pageable_non_blocking",
+    "pageable",
+    "device_resident",
+)
 DEVICE_COPY = "device_copy_bytes_per_second"  # the copy alone, timed with CUDA events (bytes/s)
 OVERLAP_TARGET = 1.1  # step / max(compute, copy)
 
@@ -27,8 +35,9 @@ def transfer_curves(bench):
     curves = defaultdict(lambda: defaultdict(list))
     for m in bench.family("transfer"):
         direction, strategy = m.fields.get("direction", "?"), m.fields.get("strategy", "?")
-        curves[direction][strategy].append((int(m.fields.get("bytes", 0)),) +
-                                           benchmod.spread(m.gbps()))
+        curves[direction][strategy].append(
+            (int(m.fields.get("bytes", 0)),) + benchmod.spread(m.gbps())
+        )
     directions = sorted(curves, key=lambda direction: (direction != "h2d", direction))
     return {d: {s: sorted(points) for s, points in curves[d].items()} for d in directions}
 
@@ -51,9 +60,13 @@ def percent_of_raw(curves):
     for direction, by_strategy in curves.items():
         ceiling = {size: median for size, median, _, _ in by_strategy.get(RAW, [])}
         table[direction] = {
-            strategy: {size: 100.0 * median / ceiling[size]
-                       for size, median, _, _ in points if ceiling.get(size)}
-            for strategy, points in by_strategy.items()}
+            strategy: {
+                size: 100.0 * median / ceiling[size]
+                for size, median, _, _ in points
+                if ceiling.get(size)
+            }
+            for strategy, points in by_strategy.items()
+        }
     return table
 
 
@@ -108,8 +121,9 @@ def cpu_copy_curves(bench):
     """{path: [(bytes, median, min, max) GB/s]} for the CPU copy baselines."""
     curves = defaultdict(list)
     for m in bench.family("cpu_copy"):
-        curves[m.fields.get("path", "?")].append((int(m.fields.get("bytes", 0)),) +
-                                                 benchmod.spread(m.gbps()))
+        curves[m.fields.get("path", "?")].append(
+            (int(m.fields.get("bytes", 0)),) + benchmod.spread(m.gbps())
+        )
     return {path: sorted(points) for path, points in sorted(curves.items())}
 
 
@@ -126,8 +140,14 @@ def cpu_copy_percent(curves):
     for path in sorted(set(curves) - set(CPU_BASELINES)):
         like = CPU_LIKE.get(path, "memcpy")
         base = {size: median for size, median, _, _ in curves.get(like, [])}
-        percent[path] = (like, {size: 100.0 * median / base[size]
-                                for size, median, _, _ in curves[path] if base.get(size)})
+        percent[path] = (
+            like,
+            {
+                size: 100.0 * median / base[size]
+                for size, median, _, _ in curves[path]
+                if base.get(size)
+            },
+        )
     return percent
 
 
@@ -136,7 +156,8 @@ def batch_mover_rows(bench):
     by_count = defaultdict(dict)
     for m in bench.family("batch_mover"):
         by_count[int(m.fields.get("tensors", 0))][m.fields.get("impl", "?")] = benchmod.spread(
-            m.seconds() * 1e6)
+            m.seconds() * 1e6
+        )
     rows = []
     for count, impls in sorted(by_count.items()):
         mover, loop = impls.get("mover"), impls.get("loop")
