@@ -54,7 +54,8 @@ tp_matrix_column() { # <version> <out>
     tp_ensure_deps
     TP_MATRIX_PREPARED=(status=ok root_cached=1 root_seconds=0 install_seconds=$((SECONDS - start)))
     "$TP_ROOT/ci/matrix/build_and_run.sh" "$TP_ROOT" "$(tp_build_dir)" "$column"
-    tp_record "$column/run.json" prepare "${TP_MATRIX_PREPARED[@]}"
+    tp_record "$column/run.json" prepare "${TP_MATRIX_PREPARED[@]}" \
+      "root=$(tp_matrix_root_label "$version")"
   else
     tp_matrix_column_in_root "$version" "$column" "${TP_MATRIX_SUITES[$version]}" main \
       "$TP_APT_PACKAGES" 0
@@ -83,7 +84,8 @@ tp_matrix_column_in_root() { # <version> <column dir> <suite> <components> <pack
     TP_MATRIX_CMAKE_ARGS="${TP_MATRIX_CMAKE_ARGS:-}" TP_MATRIX_TARGETS="${TP_MATRIX_TARGETS:-}" \
     /src/ci/matrix/build_and_run.sh /src "/build/torchplace-$label" "/out/$label"
   cp -a "$root/out/$label/." "$column/" || tp_die $TP_EXIT_ENV "matrix: cannot copy $root/out/$label"
-  tp_record "$column/run.json" prepare "${TP_MATRIX_PREPARED[@]}"
+  # The root's label travels with the column: a merge elsewhere (--merge-only) reads it here.
+  tp_record "$column/run.json" prepare "${TP_MATRIX_PREPARED[@]}" "root=${root##*/}"
   tp_matrix_release_sources
 }
 

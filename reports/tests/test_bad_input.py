@@ -27,7 +27,7 @@ BAD_CASES = (  # (fixture under bad/, the file it replaces, words the message mu
     ("malformed.json", "bench.json", "is not valid JSON"),
     ("empty.json", "matrix.json", "is empty"),
     ("matrix_missing_fields.json", "matrix.json", "missing field(s) cells"),
-    ("not_utf8.json", "results.json", "is not UTF-8 text (byte 0xe9 at offset 68"),
+    ("not_utf8.json", "results.json", "is not UTF-8 text (byte 0xe9 at offset 195"),
     ("not_utf8.json", "bench.json", "is not UTF-8 text (byte 0xe9"),
     ("cells_not_a_list.json", "results.json", "cells must be a list of objects, found int"),
     ("cell_not_an_object.json", "results.json", "cells[0] must be an object, found str"),
@@ -115,7 +115,7 @@ class BadInput(TempDirs):
 
     def test_device_copy_counter_on_some_repetitions_only(self):
         run_dir = os.path.join(self.tmp, "run")
-        shutil.copytree(os.path.join(FIXTURES, "cuda_h200"), run_dir)
+        shutil.copytree(os.path.join(FIXTURES, "synthetic_gpu"), run_dir)
         bench = load(os.path.join(run_dir, "bench.json"))
         entry = next(
             e

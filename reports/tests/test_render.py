@@ -83,7 +83,7 @@ class RenderFixtures(TempDirs):
                 self.assertTrue(content.startswith(PNG_SIGNATURE), name)
 
     def test_cuda_fixture_writes_every_file(self):
-        out, page = self.rendered("cuda_h200")
+        out, page = self.rendered("synthetic_gpu")
         self.check_files(out, CUDA_FILES)
         for text in (
             "NVIDIA H200",
@@ -96,8 +96,8 @@ class RenderFixtures(TempDirs):
             self.assertIn(text, page)
 
     def test_cuda_share_of_ceiling_matches_the_json(self):
-        out, page = self.rendered("cuda_h200")
-        bench = load(os.path.join(FIXTURES, "cuda_h200", "bench.json"))
+        out, page = self.rendered("synthetic_gpu")
+        bench = load(os.path.join(FIXTURES, "synthetic_gpu", "bench.json"))
         size = 256 << 20  # 256 MiB
         pinned = median_bandwidth(bench, "h2d", "pinned_resident", size)
         raw = median_bandwidth(bench, "h2d", "raw_cudamemcpy", size)
@@ -110,8 +110,8 @@ class RenderFixtures(TempDirs):
         self.assertIn(f"{pinned / pageable:.1f}× pageable", summary)
 
     def test_device_copy_alone_matches_the_json(self):
-        out, page = self.rendered("cuda_h200")
-        bench = load(os.path.join(FIXTURES, "cuda_h200", "bench.json"))
+        out, page = self.rendered("synthetic_gpu")
+        bench = load(os.path.join(FIXTURES, "synthetic_gpu", "bench.json"))
         expected = device_copy_medians(bench)  # {(direction, strategy): {size label: bytes/s}}
         self.assertIn(("h2d", "pinned_resident"), expected)
         for direction in ("h2d", "d2h"):
@@ -130,8 +130,8 @@ class RenderFixtures(TempDirs):
             self.assertIn(f"; device copy alone {alone / 1e9:.1f} GB/s.", handle.read())
 
     def test_grid_marks_follow_the_outcome_categories(self):
-        out, page = self.rendered("cuda_h200")
-        results = load(os.path.join(FIXTURES, "cuda_h200", "results.json"))
+        out, page = self.rendered("synthetic_gpu")
+        results = load(os.path.join(FIXTURES, "synthetic_gpu", "results.json"))
         count = lambda category: sum(c["category"] == category for c in results["cells"])  # noqa
         marks = {
             "latent_unexercised": ">latent, unexercised</td>",
@@ -222,18 +222,20 @@ class RenderFixtures(TempDirs):
         self.assertEqual(set(os.listdir(run_dir)), CPU_FILES | {"results.json", "bench.json"})
 
     def test_summary_is_short(self):
-        for fixture in ("cuda_h200", "cpu_only", "with_matrix"):
+        for fixture in ("synthetic_gpu", "cpu_only", "with_matrix"):
             out, _ = self.rendered(fixture)
             with open(os.path.join(out, "summary.md"), encoding="utf-8") as handle:
                 lines = handle.read().splitlines()
             self.assertLessEqual(len(lines), 30, fixture)
-            self.assertTrue(lines[0].startswith("## "), fixture)
+            # Every committed fixture is hand-made: the summary says so first, then its heading.
+            self.assertTrue(lines[0].startswith("**SYNTHETIC: "), fixture)
+            self.assertTrue(lines[2].startswith("## "), fixture)
 
 
 class HtmlSelfContained(TempDirs):
     def test_references_only_what_it_embeds(self):
         for fixture, files in (
-            ("cuda_h200", CUDA_FILES),
+            ("synthetic_gpu", CUDA_FILES),
             ("cpu_only", CPU_FILES),
             ("with_matrix", MATRIX_FILES),
         ):
@@ -269,7 +271,7 @@ class CommandLine(TempDirs):
 
     def test_renders_a_saved_run(self):
         out = os.path.join(self.tmp, "out")
-        done = self.torchplace(os.path.join(FIXTURES, "cuda_h200"), "--out", out)
+        done = self.torchplace(os.path.join(FIXTURES, "synthetic_gpu"), "--out", out)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(set(os.listdir(out)), CUDA_FILES)
 

@@ -198,8 +198,28 @@ def _clip(value, limit=60):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+# Hand-made test data says so in its fingerprint ("synthetic": "hand-made test data, not a
+# measurement: <what it is for>") or, in Google Benchmark JSON, in context.torchplace_synthetic.
+# The report shows it as SYNTHETIC; the gates note it. Never set by a real run.
+SYNTHETIC_KEY = "synthetic"
+SYNTHETIC_CONTEXT_KEY = "torchplace_synthetic"
+
+
+def synthetic_reason(fingerprint: object) -> "str | None":
+    """The `synthetic` text of a fingerprint (a dict, else None): why it is not a measurement."""
+    if isinstance(fingerprint, dict) and isinstance(fingerprint.get(SYNTHETIC_KEY), str):
+        return fingerprint[SYNTHETIC_KEY]
+    return None
+
+
+def check_synthetic_context(context: dict, where: str) -> None:
+    """A Google Benchmark context's optional torchplace_synthetic must be text."""
+    typed(context, SYNTHETIC_CONTEXT_KEY, (str,), f"{where}: context", optional=True)
+
+
 def check_fingerprint(fingerprint, where):
-    """The fields the gates read: libtorch_version, cuda.built_with_cuda, cuda.device_count."""
+    """The fields the gates read: libtorch_version, cuda.built_with_cuda, cuda.device_count; and
+    the optional `synthetic` text of hand-made test data (synthetic_reason)."""
     if not isinstance(fingerprint, dict):
         raise InputError(
             f"{where}: fingerprint must be an object, found "
@@ -207,6 +227,7 @@ def check_fingerprint(fingerprint, where):
         )
     where = f"{where}: fingerprint"
     typed(fingerprint, "libtorch_version", (str,), where)
+    typed(fingerprint, SYNTHETIC_KEY, (str,), where, optional=True)
     cuda = typed(fingerprint, "cuda", (dict,), where)
     typed(cuda, "built_with_cuda", (bool,), f"{where}.cuda")
     count = typed(cuda, "device_count", (int,), f"{where}.cuda")
@@ -326,6 +347,9 @@ def load_matrix(path):
         typed(version, "status", (str,), where)
         if typed(version, "fingerprint", (dict, NONE), where, optional=True):
             typed(version["fingerprint"], "libtorch_version", (str,), f"{where}.fingerprint")
+            typed(
+                version["fingerprint"], SYNTHETIC_KEY, (str,), f"{where}.fingerprint", optional=True
+            )
     for index, cell in enumerate(require_objects(doc, "cells", path)):
         where = f"{path}: cells[{index}]"
         require(cell, MATRIX_CELL_FIELDS, where)
@@ -342,6 +366,8 @@ def load_benchmarks(path):
     doc = load_json(path, "benchmark results")
     if not isinstance(doc, dict) or "benchmarks" not in doc or "context" not in doc:
         raise InputError(f"{path}: not Google Benchmark JSON (no 'context' and 'benchmarks')")
+    if isinstance(doc["context"], dict):
+        check_synthetic_context(doc["context"], path)
     for index, entry in enumerate(require_objects(doc, "benchmarks", path)):
         require(entry, ("name", "run_type"), f"{path}: benchmarks[{index}]")
     return doc

@@ -2,7 +2,13 @@
 2-GPU one) and the committed expectations they are checked against. Written by make_fixtures.py."""
 
 
+# Hand-made, and says so in its own fingerprint (reports and gates show it as synthetic).
+SYNTHETIC_MARK = (
+    "hand-made test data, not a measurement: the behaviour gate's test fixtures "
+    "(ci/gate/tests/behaviour_fixtures.py)"
+)
 FINGERPRINT = {
+    "synthetic": SYNTHETIC_MARK,
     "libtorch_version": "2.5.1",
     "cuda": {
         "built_with_cuda": True,

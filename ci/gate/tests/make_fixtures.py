@@ -4,7 +4,8 @@
 Speed fixtures are Google Benchmark 1.7.1 JSON as the suite writes it (every repetition, then the
 aggregates, planned skips as error_message "skip: ..."); timings are drawn from a log-normal
 around each benchmark's median with 2 % spread. Behaviour fixtures are results.json documents of
-a GPU run and the committed expectations they are checked against.
+a GPU run and the committed expectations they are checked against. Every fixture is marked as
+hand-made in its fingerprint ("synthetic") or benchmark context ("torchplace_synthetic").
 Rerun after changing it: /usr/bin/python3 ci/gate/tests/make_fixtures.py
 """
 import copy
@@ -33,6 +34,8 @@ BENCHMARKS = {
 }
 SKIPPED = "transfer/direction:d2h/strategy:pageable/bytes:4096/device:cuda:1"
 CONTEXT = {
+    "torchplace_synthetic": "hand-made test data, not a measurement: the speed gate's "
+    "test fixtures (ci/gate/tests/make_fixtures.py)",
     "date": "2026-11-29T12:00:00+00:00",
     "host_name": "runner",
     "executable": "build/scenarios/torchplace_bench",

@@ -313,6 +313,8 @@ def scenario(draw):
     fingerprint = {
         "libtorch_version": "2.6.0",
         "os": SYNTHETIC,
+        "synthetic": "hand-made test data, not a measurement: a generated case of "
+        "the behaviour gate's property tests",
         "cuda": {
             "built_with_cuda": built,
             "available": count > 0,

@@ -244,6 +244,7 @@ BAD_TYPES = {  # name -> (a change of the results, or of the expectations with "
     "fingerprint_string": (("fingerprint",), "x86_64"),
     "device_count_text": (("fingerprint", "cuda", "device_count"), "two"),
     "device_count_bool": (("fingerprint", "cuda", "device_count"), True),
+    "synthetic_not_text": (("fingerprint", "synthetic"), True),  # the mark is text or absent
     "axes_list": (("cells", 2, "axes"), ["loss"]),
     "status_int": (("cells", 2, "status"), 0),
     "expected_class_int": (("cells", 3, "expected", "error_class"), 3),

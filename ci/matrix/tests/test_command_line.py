@@ -14,7 +14,7 @@ from torchplace.matrix import merge, status
 
 class BadArguments(unittest.TestCase):
     CASES = {
-        "merge": [[], ["OUT"], ["OUT", "no-equals-sign"]],
+        "merge": [[], ["OUT"], ["OUT", "--bogus"], ["OUT", "=root"], ["OUT", "1.13.1="]],
         "gate": [[], ["A.json", "--colour", "B"], ["A.json", "B.json"]],
         "corpus": [[], ["OUT", "CORPUS", "EXTRA"]],
         "status": [[], ["A.json", "B.json"]],

@@ -70,12 +70,17 @@ def cell(
     }
 
 
+SYNTHETIC_MARK = (
+    "hand-made test data, not a measurement: a matrix column for the matrix's tests "
+    "(ci/matrix/tests/test_matrix.py)"
+)
 NO_EXIT = object()  # a scenarios step that recorded no exit
 
 
 def fingerprint(version):
     """A CPU-only column's fingerprint, as harness/internal/fingerprint.cpp writes its fields."""
     return {
+        "synthetic": SYNTHETIC_MARK,
         "libtorch_version": version,
         "cuda": {"built_with_cuda": False, "available": False, "device_count": 0, "gpus": []},
     }

@@ -38,7 +38,11 @@ def column(version, status="ok", fingerprint_version=None):
         "version": version,
         "status": status,
         "root": "synthetic",
-        "fingerprint": {"libtorch_version": fingerprint_version or version},
+        "fingerprint": {
+            "libtorch_version": fingerprint_version or version,
+            "synthetic": "hand-made test data, not a measurement: a matrix "
+            "column for the matrix gate's rule tests",
+        },
     }
 
 

@@ -41,6 +41,7 @@ from torchplace.schema import (
     one_of,
     require,
     typed,
+    synthetic_reason,
     write_atomically,
 )
 
@@ -226,6 +227,8 @@ def compare(run_dir, expectations_path, required=None):
         "new": [],
         "categories": _category_counts(cells),
     }
+    if synthetic_reason(doc["fingerprint"]):  # a note, not a failure: the gate's tests use it
+        section["synthetic"] = synthetic_reason(doc["fingerprint"])
     for cell_id, cell in cells.items():
         entry = committed.get(cell_id, committed.get(kind_id(cell_id)))
         if entry is None:

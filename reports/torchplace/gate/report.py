@@ -39,6 +39,12 @@ def _behaviour_lines(section):
         + ".",
         "",
     ]
+    if section.get("synthetic"):
+        lines[2:2] = [
+            f"**SYNTHETIC input** (note, not a failure): the results are hand-made test "
+            f"data, not a measurement: {section['synthetic']}",
+            "",
+        ]
     if section["regressions"]:
         lines += ["| cell | regression | committed | observed | detail |", "|---|---|---|---|---|"]
         for row in section["regressions"]:

@@ -214,13 +214,21 @@ def gate(matrix, path="matrix.json"):
             f"{path}: nothing compared: none of its {len(matrix['cells'])} "
             "cell(s) passed or failed on any version"
         )
-    return {
+    verdict = {
         "schema": "torchplace.matrix_gate/1",
         "verdict": "fail" if failed else "pass",
         "compared": compared,
         "failures": failures,
         "pairs": pairs,
     }
+    synthetic = [
+        {"version": v["version"], "reason": data.synthetic_reason(v.get("fingerprint"))}
+        for v in matrix["versions"]
+        if data.synthetic_reason(v.get("fingerprint"))
+    ]
+    if synthetic:  # a note, not a failure: the gate's own tests run on synthetic columns
+        verdict["synthetic"] = synthetic
+    return verdict
 
 
 def _short(text, limit=160):
@@ -251,6 +259,12 @@ def print_verdict(verdict, stream):
     for item in verdict["failures"]:
         print(
             f"  FAILED ({item['kind']}) {item['id']}: {item['status']} {item['detail']}".rstrip(),
+            file=stream,
+        )
+    for item in verdict.get("synthetic", []):
+        print(
+            f"matrix gate: note: column {item['version']} is SYNTHETIC (hand-made test data, "
+            f"not a measurement): {item['reason']}",
             file=stream,
         )
     print(f"matrix gate: {verdict['verdict']}", file=stream)

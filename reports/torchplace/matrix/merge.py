@@ -7,9 +7,14 @@ binary exited with neither 0 nor 1: a crash, a signal, or no exit recorded) or o
 that lacks cells another column has is "run_incomplete". Crashed and incomplete columns keep
 their results, so the cells they did finish still show.
 
-usage: python3 -m torchplace.matrix.merge OUT VERSION=ROOT [VERSION=ROOT ...]   (oldest first)
+usage: python3 -m torchplace.matrix.merge OUT VERSION[=ROOT] ... [--require-cuda-compile]
+       (versions oldest first; --require-cuda-compile: OUT/cuda-2.6.0 must exist, else exit 3)
        python3 -m torchplace.matrix.merge --status COLUMN_DIR   (prints one column's status)
+A bare VERSION is a column made elsewhere (ci/torchplace matrix --columns-only, another machine,
+a CI job's artifact): OUT/VERSION/run.json must exist and name its root (prepare.root); the
+merging host is never probed. A missing or unreadable such column is exit 3, naming it.
 exit: 0 written, 64 bad arguments, 3 a column's run.json or results.json unreadable or malformed
+(or a bare VERSION's column missing)
 """
 import json
 import os
@@ -76,9 +81,24 @@ def column_status(steps, results_exist):
     return "ok" if scenarios.get("exit") in (0, 1) else "run_crashed"
 
 
+def recorded_root(column_dir: str, version: str) -> str:
+    """The root label a column made elsewhere recorded in its run.json (prepare.root); InputError
+    when the column, its run.json or the label is missing: a fan-out merge fails closed."""
+    path = os.path.join(column_dir, "run.json")
+    if not os.path.exists(path):
+        raise data.InputError(f"column {version} is missing: {path} does not exist")
+    root = data.load_run(path)["steps"].get("prepare", {}).get("root")
+    if not isinstance(root, str) or not root:
+        raise data.InputError(f"column {version}: {path} records no root (steps.prepare.root)")
+    return root
+
+
 def load_column(out_dir, version, root):
-    """The version's entry of matrix.json and its results (or None when it did not run)."""
+    """The version's entry of matrix.json and its results (or None when it did not run); root
+    None: a column made elsewhere, its root read from its own run.json."""
     column_dir = os.path.join(out_dir, version)
+    if root is None:
+        root = recorded_root(column_dir, version)
     steps = load_run_record(column_dir)
     results_path = os.path.join(column_dir, "results.json")
     status = column_status(steps, os.path.exists(results_path))
@@ -221,7 +241,7 @@ def differences(cells, ran_versions):
     return found
 
 
-def merge(out_dir, version_roots):
+def merge(out_dir, version_roots, require_cuda=False):
     columns = [load_column(out_dir, version, root) for version, root in version_roots]
     mark_incomplete(columns)
     cells = merge_cells(columns)
@@ -234,6 +254,11 @@ def merge(out_dir, version_roots):
     }
     if os.path.isdir(os.path.join(out_dir, CUDA_COLUMN)):  # --cuda-compile: built, never run
         matrix["cuda_compile"] = load_column(out_dir, CUDA_COLUMN, "trixie-cuda")[0]
+    elif require_cuda:  # a fan-out merge that expects the compile-only column: fail closed
+        raise data.InputError(
+            f"column {CUDA_COLUMN} is missing: "
+            f"{os.path.join(out_dir, CUDA_COLUMN)} does not exist"
+        )
     return matrix
 
 
@@ -246,12 +271,21 @@ def main(argv):
             return data.EXIT_INPUT
         print(column_status(steps, os.path.exists(os.path.join(argv[2], "results.json"))))
         return data.EXIT_OK
-    if len(argv) < 3 or not all("=" in arg for arg in argv[2:]):
+    require_cuda = "--require-cuda-compile" in argv[2:]
+    versions = [arg for arg in argv[2:] if arg != "--require-cuda-compile"]
+    if (
+        len(argv) < 3
+        or not versions
+        or any(arg.startswith("-") or arg.startswith("=") or arg.endswith("=") for arg in versions)
+    ):
         print(__doc__, file=sys.stderr)
         return data.EXIT_USAGE
     out_dir = argv[1]
+    pairs = [
+        (arg.split("=", 1)[0], arg.split("=", 1)[1] if "=" in arg else None) for arg in versions
+    ]
     try:
-        matrix = merge(out_dir, [tuple(arg.split("=", 1)) for arg in argv[2:]])
+        matrix = merge(out_dir, pairs, require_cuda)
     except data.InputError as error:
         print(f"matrix merge: bad input, nothing written: {error}", file=sys.stderr)
         return data.EXIT_INPUT

@@ -4,6 +4,8 @@ import json
 from collections import defaultdict
 from html import escape
 
+from torchplace import schema as data
+
 from . import matrix
 
 CSS = """
@@ -15,6 +17,8 @@ th{background:#f3f3f3} td.num{text-align:right;font-variant-numeric:tabular-nums
 img{max-width:100%;border:1px solid #eee} .msg{font-family:monospace;white-space:pre-wrap;
 max-width:720px;font-size:12px} .swatch{display:inline-block;width:14px;height:14px;
 vertical-align:middle;margin-right:4px} .bad{color:#b00;font-weight:bold} .note{color:#555}
+.synthetic{border:4px solid #b00;padding:0 1em;margin:1em 0}
+.synthetic-big{font-size:4em;font-weight:bold;color:#b00;margin:0.2em 0}
 td.cell{text-align:center;min-width:90px;cursor:help}
 """
 
@@ -64,6 +68,7 @@ def machine_line(fingerprint):
     cuda = fingerprint.get("cuda") or {}
     gpus = ", ".join(g.get("name", "?") for g in cuda.get("gpus") or []) or "no GPU"
     parts = [
+        "SYNTHETIC (not a measurement)" if data.synthetic_reason(fingerprint) else None,
         f"LibTorch {fingerprint.get('libtorch_version', '?')}",
         f"CUDA {cuda['runtime_version']}" if cuda.get("runtime_version") else "CPU-only",
         gpus,
@@ -75,9 +80,46 @@ def machine_line(fingerprint):
     return " · ".join(str(part) for part in parts if part)
 
 
+def synthetic_sources(results, matrix, bench) -> "list[tuple[str, str]]":
+    """(where, why) for every input that says it is hand-made test data, not a measurement."""
+    marks = [("results.json", data.synthetic_reason((results or {}).get("fingerprint")))]
+    marks += [
+        (
+            f"matrix.json column {column.get('version')}",
+            data.synthetic_reason(column.get("fingerprint")),
+        )
+        for column in (matrix or {}).get("versions", [])
+    ]
+    context = bench.context if bench is not None else {}
+    mark = context.get(data.SYNTHETIC_CONTEXT_KEY)
+    marks.append(("bench.json", mark if isinstance(mark, str) else None))
+    return [(where, reason) for where, reason in marks if reason is not None]
+
+
+def synthetic_banner(sources) -> str:
+    """The page's first lines when any input is synthetic: SYNTHETIC in large type, and why."""
+    if not sources:
+        return ""
+    why = "".join(f"<li>{escape(where)}: {escape(reason)}</li>" for where, reason in sources)
+    return (
+        '<div class="synthetic"><p class="synthetic-big">SYNTHETIC</p><p>This report was '
+        "rendered from hand-made test data, not from a measurement. Nothing in it describes "
+        f"a real machine or run.</p><ul>{why}</ul></div>"
+    )
+
+
 def fingerprint_section(results, bench):
     rows = _flatten(results["fingerprint"])
-    body = table(("field", "value"), [(escape(k), escape(v)) for k, v in rows])
+    reason = data.synthetic_reason(results["fingerprint"])
+    body = (
+        (
+            f'<p class="bad">SYNTHETIC fingerprint (hand-made test data, not a measurement): '
+            f"{escape(reason)}</p>"
+        )
+        if reason
+        else ""
+    )
+    body += table(("field", "value"), [(escape(k), escape(v)) for k, v in rows])
     if bench is not None:
         context = {
             k: v

@@ -39,9 +39,12 @@ def render(result, figures):
     body = "".join(parts)
     nav = " ".join(f'<a href="#{a}">{t}</a>' for a, t in anchors if f'id="{a}"' in body)
     title, header = _heading(result)
+    synthetic = html_page.synthetic_sources(results, result.inputs.matrix, result.bench)
+    title = f"SYNTHETIC — {title}" if synthetic else title
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{html_page.CSS}</style></head><body>"
+        f"{html_page.synthetic_banner(synthetic)}"
         f"<h1>{escape(title)}</h1>{header}<nav>{nav}</nav>{body}</body></html>\n"
     )
 

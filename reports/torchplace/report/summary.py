@@ -5,7 +5,8 @@ MAX_LISTED = 8  # failures listed one by one; the rest are counted
 
 
 def render(result):
-    lines = ["## torchplace report", ""] + _run_lines(result)
+    lines = _synthetic_line(result)
+    lines += ["## torchplace report", ""] + _run_lines(result)
     lines += _failures(result)
     lines += _transfers(result)
     if result.version_grid is not None:
@@ -16,6 +17,15 @@ def render(result):
         )
     lines += ["", "Full report: index.html (plots, every cell with its raw message, skip reasons)."]
     return "\n".join(lines) + "\n"
+
+
+def _synthetic_line(result) -> "list[str]":
+    """The first line when any input is hand-made test data: it is not a measurement."""
+    sources = html_page.synthetic_sources(result.inputs.results, result.inputs.matrix, result.bench)
+    if not sources:
+        return []
+    why = "; ".join(f"{where}: {reason}" for where, reason in sources)
+    return [f"**SYNTHETIC: hand-made test data, not a measurement** ({why})", ""]
 
 
 def _run_lines(result):
