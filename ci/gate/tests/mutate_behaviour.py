@@ -66,14 +66,20 @@ MUTATIONS = {
         [
             (
                 SKIPS,
-                '"no_cuda_build": (needed == 0 and f"{device} is no CUDA device") or',
-                '"no_cuda_build":',
+                '"no_cuda_build": (needed == 0 and f"{device} is no CUDA device")\n        or ',
+                '"no_cuda_build": ',
             )
         ],
         ["rules:SkipCodeByDevice.test_no_cuda_build_on_a_cpu_cell"],
     ),
     "needs_no_cuda_on_a_cuda_cell": (
-        [(SKIPS, '(needed > 0 and f"{device} is a CUDA cell: it always has CUDA") or', "")],
+        [
+            (
+                SKIPS,
+                '(needed > 0 and f"{device} is a CUDA cell: it always has CUDA")\n        or ',
+                "",
+            )
+        ],
         ["rules:SkipCodeByDevice.test_needs_no_cuda_on_a_cuda_cell_on_a_gpu_host"],
     ),
     "vanished_not_reported": (
@@ -118,9 +124,10 @@ MUTATIONS = {
             (CLI, "            schema.remove_outputs(args.out, OUTPUTS)\n", "            pass\n"),
             (
                 CLI,
-                '    if out_dir:\n        schema.write_set(out_dir, {"summary.md"',
-                '    if out_dir and not verdict["problems"]:\n        schema.write_set(out_dir, '
-                '{"summary.md"',
+                "    if out_dir:\n        schema.write_set(\n            out_dir,\n"
+                '            {"summary.md"',
+                '    if out_dir and not verdict["problems"]:\n        schema.write_set(\n'
+                '            out_dir,\n            {"summary.md"',
             ),
         ],
         [PROP_ANY, "rules:FieldTypes.test_bad_fields_in_results"],
@@ -140,8 +147,10 @@ MUTATIONS = {
         [
             (
                 SCHEMA,
-                '    if category not in allowed:\n        raise InputError(f"{where}: category',
-                '    if False:\n        raise InputError(f"{where}: category',
+                "    if category not in allowed:\n        raise InputError(\n"
+                '            f"{where}: category {category!r} contradicts status {cell',
+                "    if False:\n        raise InputError(\n"
+                '            f"{where}: category {category!r} contradicts status {cell',
             )
         ],
         ["rules:ClosedSets.test_category_failed_with_status_pass"],
@@ -174,8 +183,8 @@ MUTATIONS = {
         [
             (
                 MATRIX,
-                "        if found is not None and (not number",
-                "        if False and (not number",
+                "        if found is not None and (\n",
+                "        if False and (\n",
             )
         ],
         ["matrix:VersionRules.test_a_label_its_fingerprint_contradicts"],

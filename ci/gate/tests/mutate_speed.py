@@ -63,8 +63,8 @@ MUTATIONS = [
     ),
     (
         "speed_input.py",
-        'len(group["times"]) + 1 > max(declared, 1):',
-        "False:",
+        'and len(group["times"]) + 1 > max(declared, 1)\n',
+        "and False\n",
         ["speed_repetitions_twice_unindexed"],
     ),
     (

@@ -20,7 +20,6 @@ FIX = "s/variant=manual_to/device=cpu"
 # root label recorded in run.json exactly as ci/matrix/columns.sh records it.
 MAKE_COLUMN = """
 import sys
-sys.path.insert(0, {here!r})
 from test_matrix import cell, write_column
 write_column(sys.argv[1], sys.argv[2], "ok", [cell({fix!r}, status=sys.argv[4])])
 """
@@ -28,8 +27,10 @@ write_column(sys.argv[1], sys.argv[2], "ok", [cell({fix!r}, status=sys.argv[4])]
 
 def make_column(folder: str, version: str, root: str, status: str = "pass") -> str:
     """Makes OUT/<version>/ in `folder` by two separate invocations; returns the column's path."""
-    code = MAKE_COLUMN.format(here=HERE, fix=FIX)
-    subprocess.run([sys.executable, "-c", code, folder, version, root, status], check=True)
+    code = MAKE_COLUMN.format(fix=FIX)
+    # test_matrix (beside this file) through PYTHONPATH, as every import of the package goes
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
+    subprocess.run([sys.executable, "-c", code, folder, version, root, status], check=True, env=env)
     column = os.path.join(folder, version)
     subprocess.run(
         [
@@ -77,11 +78,12 @@ def column_step(folder: str, version: str) -> subprocess.CompletedProcess:
     for part in ("lib", "matrix"):
         shutil.copytree(os.path.join(REPO, "ci", part), os.path.join(fake, "ci", part))
     script = os.path.join(fake, "ci", "matrix", "build_and_run.sh")
-    code = MAKE_COLUMN.format(here=HERE, fix=FIX).replace('"', '\\"')
+    code = MAKE_COLUMN.format(fix=FIX).replace('"', '\\"')
     with open(script, "w") as handle:
         handle.write(FAKE_BUILD_AND_RUN.format(python=sys.executable, code=code))
     os.chmod(script, 0o755)
     env = dict(os.environ, FAKE=fake, OUT=folder)
+    env["PYTHONPATH"] = os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")])
     return subprocess.run(
         ["bash", "-c", COLUMN_STEP.format(version=version)],
         capture_output=True,
