@@ -17,18 +17,12 @@
 #include <torchplace/sim/sim.h>
 #include "error_class.h"
 #include "internal/expected_error.h"
+#include "raised_message.h"
 
 namespace sim_devices_test {  // unity-built with the other harness tests
 namespace {
 
-std::string message_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const c10::Error& error) {
-    return error.what_without_backtrace();
-  }
-  return "";
-}
+using tp_test::message_of;
 
 c10::DeviceIndex current_index() {
   return c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1)->getDevice().index();

@@ -15,6 +15,7 @@
 #include <torchplace/sim/sim.h>
 #include "error_class.h"
 #include "internal/expected_error.h"
+#include "raised_message.h"
 
 namespace sim_exemptions_test {  // unity-built with the other harness tests
 namespace {
@@ -49,14 +50,7 @@ int installed_column() {
   return -1;
 }
 
-std::string message_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const c10::Error& error) {
-    return error.what_without_backtrace();
-  }
-  return "";
-}
+using tp_test::message_of;
 
 // The table must have the installed version's column, and every operator it lists as NoCheck
 // there must exist in the installed dispatcher (a renamed or removed overload is a stale table).

@@ -8,6 +8,7 @@
 #include <torchplace/compat.h>
 #include <torchplace/sim/sim.h>
 #include "internal/expected_error.h"
+#include "raised_message.h"
 
 namespace {
 
@@ -15,14 +16,7 @@ constexpr int kSamples = 32;
 constexpr int kFeatures = 6;
 constexpr int kClasses = 3;
 
-std::string message_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const c10::Error& error) {
-    return error.what_without_backtrace();
-  }
-  return "";
-}
+using tp_test::message_of;
 
 // A user's loop: batches come from a loader on the CPU; forget_target leaves the labels there.
 std::vector<double> train(const torch::Device& device, bool forget_target) {
