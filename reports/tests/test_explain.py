@@ -80,6 +80,17 @@ class RealLogs(unittest.TestCase):
         errors = json.loads(out)["errors"]
         self.assertEqual((code, len(errors), errors[0]["occurrences"]), (0, 1, 3))
 
+    def test_one_unknown_error_beside_a_known_one_exits_1(self):
+        # Two real logs, one after the other (a CI log holds many): one unknown error is enough.
+        by_name = {log["name"]: log["text"] for log in self.logs}
+        code, out, _ = explain(
+            "--json", stdin=by_name["python_traceback"] + "\n" + by_name["python_shape_error"]
+        )
+        classes = sorted(error["class"] for error in json.loads(out)["errors"])
+        self.assertEqual(code, 1, out)
+        self.assertIn("Unclassified", classes)
+        self.assertGreater(len(classes), 1, classes)
+
 
 class ExitCodes(unittest.TestCase):
     def test_no_error_in_the_input_exits_3(self):

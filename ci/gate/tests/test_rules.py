@@ -112,6 +112,14 @@ class SkipCodeByDevice(GateCase):
     def test_not_on_sim_on_a_cpu_cell(self):  # issue 26: the not_on_sim contradiction
         self.cpu_cell_skipped("not_on_sim")
 
+    def test_too_few_gpus_where_the_run_has_exactly_enough(self):
+        # cuda:0 needs one GPU: a run that saw one cannot skip it as too_few_gpus
+        cells = base_cells()
+        run = replaced(cells, skipping(FIX_CUDA, "too_few_gpus"))
+        self.judged(
+            REGRESSION, results(run, GPU_HOST), expectations(cells), kinds=["unexplained_skip"]
+        )
+
     def test_needs_no_cuda_on_a_cuda_cell_on_a_gpu_host(self):
         cells = base_cells()
         run = replaced(cells, skipping(FIX_CUDA, "needs_no_cuda"))
