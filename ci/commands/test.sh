@@ -8,7 +8,8 @@ cmd_test() {
     esac
     shift
   done
-  tp_ensure_deps
+  # shellcheck disable=SC2086 # a list of package names
+  tp_ensure_deps $TP_CHECK_PACKAGES
   tp_build
   local build_dir
   build_dir=$(tp_build_dir)

@@ -13,6 +13,9 @@ export PYTHONPATH="$TP_ROOT/reports${PYTHONPATH:+:$PYTHONPATH}"
 # Debian packages the suite needs: build, tests, benchmarks, report and gate.
 readonly TP_APT_PACKAGES="cmake g++ make libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev \
 nlohmann-json3-dev python3-matplotlib python3-scipy libgloo-dev"
+# And for `test` on the host only (not in the matrix roots): the lint label's tools and the gates'
+# property tests, so that CI runs those checks instead of skipping them (exit 77).
+readonly TP_CHECK_PACKAGES="clang-format shellcheck black flake8 mypy python3-hypothesis"
 
 tp_die() { # <exit code> <message>
   echo "torchplace: $2" >&2
@@ -50,12 +53,12 @@ tp_apt_cause() { # <log>
 # Installs the missing Debian packages when that is allowed and possible; otherwise prints the
 # exact command and stops. TORCHPLACE_NO_INSTALL=1 (or --no-install) forbids installing:
 # the dependencies then come from CMAKE_PREFIX_PATH / Torch_DIR (a GPU runner, a pip torch).
-tp_ensure_deps() {
+tp_ensure_deps() { # [extra package...]
   [[ "${TORCHPLACE_NO_INSTALL:-0}" == 1 ]] && return 0
   command -v dpkg-query >/dev/null || tp_die $TP_EXIT_ENV \
     "not a Debian/Ubuntu system: install LibTorch, GoogleTest, Google Benchmark, nlohmann-json, matplotlib and scipy yourself, then rerun with --no-install"
   local missing=() pkg
-  for pkg in $TP_APT_PACKAGES; do
+  for pkg in $TP_APT_PACKAGES "$@"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
   ((${#missing[@]} == 0)) && return 0
