@@ -8,13 +8,16 @@ usage: python3 -m torchplace.apt_log [--names] LOG
   alone, one a line)
 exit: 0 a cause was found, 1 none was, 3 the log cannot be read, 64 bad arguments
 """
+from __future__ import annotations
+
 import re
 import sys
+from typing import List, Pattern, Tuple
 
 from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_USAGE
 
 # (cause, pattern): apt's wording, oldest first in each alternation.
-CAUSES = [
+CAUSES: List[Tuple[str, Pattern[str]]] = [
     (
         "expired Release file (the snapshot mirror's Valid-Until date has passed; "
         "apt needs -o Acquire::Check-Valid-Until=false)",
@@ -62,7 +65,7 @@ CAUSES = [
 ]
 
 
-def causes(text):
+def causes(text: str) -> List[Tuple[str, str]]:
     """[(cause, first line showing it)] in CAUSES order; empty when nothing is recognised."""
     found = []
     lines = text.splitlines()
@@ -73,14 +76,14 @@ def causes(text):
     return found
 
 
-def describe(text):
+def describe(text: str) -> str:
     found = causes(text)
     if not found:
         return "no known cause in the log"
     return "; ".join(f"{cause} ({line[:200]})" for cause, line in found)
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     names = argv[1:2] == ["--names"]
     args = argv[2:] if names else argv[1:]
     if len(args) != 1:

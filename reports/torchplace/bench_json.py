@@ -10,14 +10,17 @@ ci/commands/run.sh, ci/workflows/judge_run.sh):
                                                       cannot be read, one a line; exit 0
 Bad arguments: exit 64.
 """
+from __future__ import annotations
+
 import json
 import os
 import sys
+from typing import List
 
 from torchplace import schema
 
 
-def merge(whole, rest):
+def merge(whole: str, rest: str) -> None:
     """WHOLE's benchmarks then REST's, written over WHOLE atomically."""
     with open(rest) as handle:
         merged = json.load(handle)
@@ -28,7 +31,7 @@ def merge(whole, rest):
     schema.write_atomically(whole, json.dumps(merged, indent=1))
 
 
-def errors(path):
+def errors(path: str) -> List[str]:
     """Real benchmark errors, read as the report and the gate read them; an unreadable file is
     one line naming the problem."""
     try:
@@ -42,7 +45,7 @@ def errors(path):
     ]
 
 
-def is_json(path):
+def is_json(path: str) -> bool:
     try:
         with open(path, encoding="utf-8") as handle:
             json.load(handle)
@@ -51,7 +54,7 @@ def is_json(path):
     return True
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     command, args = (argv[0], argv[1:]) if argv else ("", [])
     if (command, len(args)) == ("merge", 2):
         try:

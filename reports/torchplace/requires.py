@@ -4,13 +4,16 @@
   python3 -m torchplace.requires [MODULE ...]   exit 0 when torchplace and every MODULE import,
                                                 3 naming the missing ones (to stderr)
 """
+from __future__ import annotations
+
 import importlib
 import sys
+from typing import Iterable, List
 
 from torchplace.schema import EXIT_ENV, EXIT_OK
 
 
-def missing(modules):
+def missing(modules: Iterable[str]) -> List[str]:
     """The modules of `modules` that do not import here, in order."""
     absent = []
     for name in modules:
@@ -21,7 +24,7 @@ def missing(modules):
     return absent
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     absent = missing(argv)
     if absent:
         packages = " ".join(f"python3-{name}" for name in absent)

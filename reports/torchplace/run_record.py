@@ -14,10 +14,13 @@ bench: ran | failed | absent) and, where timed, seconds.
 exit: 0 recorded (or printed), 3 the existing file is not a run record (left as it is; --status:
 missing too), 64 bad arguments
 """
+from __future__ import annotations
+
 import json
 import os
 import re
 import sys
+from typing import Any, Dict, Iterable, List, Union
 
 from torchplace import schema
 
@@ -25,7 +28,7 @@ STEP = re.compile(r"[a-z][a-z0-9_]*")
 KEY = re.compile(r"[a-z][a-z0-9_]*")
 
 
-def value_of(text):
+def value_of(text: str) -> Union[int, float, bool, str]:
     if re.fullmatch(r"-?\d+", text):
         return int(text)
     if re.fullmatch(r"-?\d+\.\d+", text):
@@ -33,9 +36,9 @@ def value_of(text):
     return {"true": True, "false": False}.get(text, text)
 
 
-def parse_fields(pairs):
+def parse_fields(pairs: Iterable[str]) -> Dict[str, Any]:
     """KEY=VALUE strings into a dict; ValueError names the first bad one."""
-    fields = {}
+    fields: Dict[str, Any] = {}
     for pair in pairs:
         key, equals, text = pair.partition("=")
         if not equals or not KEY.fullmatch(key):
@@ -46,7 +49,7 @@ def parse_fields(pairs):
     return fields
 
 
-def record(path, step, fields):
+def record(path: str, step: str, fields: Dict[str, Any]) -> None:
     """Merges `step` into the run record at `path` (created when absent)."""
     doc = (
         schema.load_run(path)
@@ -57,13 +60,13 @@ def record(path, step, fields):
     schema.write_atomically(path, json.dumps(doc, indent=1) + "\n")
 
 
-def step_status(path, step):
+def step_status(path: str, step: str) -> str:
     """A step's status in the run record at `path`, "absent" when it has none; InputError when
     the record is missing or malformed."""
     return schema.load_run(path)["steps"].get(step, {}).get("status", "absent")
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if len(argv) >= 4 and argv[1] == "--status":  # --status RUN_JSON STEP...: their statuses
         try:
             print(" ".join(step_status(argv[2], step) for step in argv[3:]))

@@ -5,6 +5,8 @@ Every reader fails with InputError naming the file and the problem: a missing or
 bytes that are not UTF-8, malformed JSON, an empty file, a document of another schema or tool, a
 missing field, a field of the wrong type (a list of objects that is not one).
 """
+from __future__ import annotations
+
 import argparse
 import contextlib
 import json
@@ -14,6 +16,24 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
+from types import FrameType
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    NoReturn,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
+
+# A parsed JSON object (a dict once checked), and a path the readers and writers take.
+JsonObject = Dict[str, Any]
+PathLike = Union[str, "os.PathLike[str]"]
 
 # Exit codes of every tool; ci/lib/common.sh's TP_EXIT_* hold the same
 # (reports/tests/test_package.py).
@@ -39,7 +59,7 @@ EXIT_CODES = {
 class ArgumentParser(argparse.ArgumentParser):
     """argparse, but bad arguments exit EXIT_USAGE: its own 2 would read as a regression."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
@@ -58,7 +78,7 @@ class InputError(Exception):
     """Bad input: the message names the file and what is wrong with it."""
 
 
-def load_json(path, what):
+def load_json(path: PathLike, what: str) -> Any:
     """Parses `path` as JSON; `what` names the document in errors ("scenario results")."""
     if not os.path.exists(path):
         raise InputError(f"{what}: {path} does not exist")
@@ -81,7 +101,7 @@ def load_json(path, what):
         raise InputError(f"{what}: {path} is not valid JSON ({error})") from None
 
 
-def require(mapping, keys, where):
+def require(mapping: object, keys: Iterable[str], where: str) -> None:
     """Raises InputError unless every key is in mapping."""
     if not isinstance(mapping, dict):
         raise InputError(f"{where}: expected an object, found {type(mapping).__name__}")
@@ -90,7 +110,7 @@ def require(mapping, keys, where):
         raise InputError(f"{where}: missing field(s) {', '.join(missing)}")
 
 
-def require_objects(mapping, key, where):
+def require_objects(mapping: JsonObject, key: str, where: str) -> List[JsonObject]:
     """mapping[key] as a list of objects; InputError names the field and what it holds instead."""
     items = mapping[key]
     if not isinstance(items, list):
@@ -155,7 +175,7 @@ EXPECTED_CATEGORY = {
 }
 
 
-def check_category(category, where, allowed=CATEGORIES):
+def check_category(category: object, where: str, allowed: Mapping[str, str] = CATEGORIES) -> str:
     if not isinstance(category, str) or category not in allowed:
         raise InputError(
             f"{where}: unknown outcome category {category!r} (known: "
@@ -165,10 +185,12 @@ def check_category(category, where, allowed=CATEGORIES):
     return category
 
 
-NONE = type(None)
+NONE: type = type(None)
 
 
-def typed(mapping, key, types, where, optional=False):
+def typed(
+    mapping: JsonObject, key: str, types: Tuple[type, ...], where: str, optional: bool = False
+) -> Any:
     """mapping[key], which must be one of `types` (bool is no int); InputError otherwise. An
     optional key may be absent (None is returned)."""
     if key not in mapping:
@@ -185,7 +207,7 @@ def typed(mapping, key, types, where, optional=False):
     return value
 
 
-def one_of(mapping, key, allowed, where):
+def one_of(mapping: JsonObject, key: str, allowed: Sequence[str], where: str) -> str:
     """mapping[key] as text from a closed set."""
     value = typed(mapping, key, (str,), where)
     if value not in allowed:
@@ -193,7 +215,7 @@ def one_of(mapping, key, allowed, where):
     return value
 
 
-def _clip(value, limit=60):
+def _clip(value: object, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
 
@@ -205,19 +227,19 @@ SYNTHETIC_KEY = "synthetic"
 SYNTHETIC_CONTEXT_KEY = "torchplace_synthetic"
 
 
-def synthetic_reason(fingerprint: object) -> "str | None":
+def synthetic_reason(fingerprint: object) -> Optional[str]:
     """The `synthetic` text of a fingerprint (a dict, else None): why it is not a measurement."""
     if isinstance(fingerprint, dict) and isinstance(fingerprint.get(SYNTHETIC_KEY), str):
         return fingerprint[SYNTHETIC_KEY]
     return None
 
 
-def check_synthetic_context(context: dict, where: str) -> None:
+def check_synthetic_context(context: JsonObject, where: str) -> None:
     """A Google Benchmark context's optional torchplace_synthetic must be text."""
     typed(context, SYNTHETIC_CONTEXT_KEY, (str,), f"{where}: context", optional=True)
 
 
-def check_fingerprint(fingerprint, where):
+def check_fingerprint(fingerprint: object, where: str) -> JsonObject:
     """The fields the gates read: libtorch_version, cuda.built_with_cuda, cuda.device_count; and
     the optional `synthetic` text of hand-made test data (synthetic_reason)."""
     if not isinstance(fingerprint, dict):
@@ -238,7 +260,7 @@ def check_fingerprint(fingerprint, where):
     return fingerprint
 
 
-def check_cell(cell, where):
+def check_cell(cell: JsonObject, where: str) -> JsonObject:
     """Every field of a results.json cell the tools read, its type and its closed set; the
     category must agree with the status and the expected category with the expected outcome."""
     require(cell, CELL_FIELDS, where)
@@ -280,7 +302,7 @@ def check_cell(cell, where):
     return cell
 
 
-def load_results(path):
+def load_results(path: str) -> JsonObject:
     """A scenario results document (schema torchplace.results/1), every field the tools read
     checked for its type (check_cell, check_fingerprint): the one place that does it."""
     doc = load_json(path, "scenario results")
@@ -293,7 +315,7 @@ def load_results(path):
     return doc
 
 
-def load_run(path):
+def load_run(path: str) -> JsonObject:
     """A run record (schema torchplace.run/1): {"schema", "steps": {step: {"status", ...}}};
     a step's status is text, its exit a whole number, its seconds a number."""
     doc = load_json(path, "run record")
@@ -316,7 +338,7 @@ MATRIX_CELL_FIELDS = ("id", "scenario", "axes", "device", "by_version")
 BY_VERSION_FIELDS = ("status", "observed_outcome", "category")
 
 
-def check_matrix_entry(entry, where):
+def check_matrix_entry(entry: JsonObject, where: str) -> None:
     """One cell's entry for one version: a cell that ran (status pass, fail or skip, a category
     agreeing with it) or one its column never got to (any other status, category not_run)."""
     require(entry, BY_VERSION_FIELDS, where)
@@ -333,7 +355,7 @@ def check_matrix_entry(entry, where):
         typed(entry, key, (str,), where, optional=True)
 
 
-def load_matrix(path):
+def load_matrix(path: str) -> JsonObject:
     """A version matrix document (schema torchplace.matrix/1), every field the tools read checked
     for its type."""
     doc = load_json(path, "version matrix")
@@ -361,7 +383,7 @@ def load_matrix(path):
     return doc
 
 
-def load_benchmarks(path):
+def load_benchmarks(path: str) -> JsonObject:
     """A Google Benchmark JSON document (--benchmark_format=json)."""
     doc = load_json(path, "benchmark results")
     if not isinstance(doc, dict) or "benchmarks" not in doc or "context" not in doc:
@@ -373,7 +395,7 @@ def load_benchmarks(path):
     return doc
 
 
-def parse_benchmark_name(name):
+def parse_benchmark_name(name: str) -> Tuple[str, Dict[str, str]]:
     """'transfer/direction:h2d/bytes:4096' -> ('transfer', {'direction': 'h2d', 'bytes': '4096'}).
 
     Google Benchmark appends suffixes such as '/repeats:5', '/manual_time' or '_mean'; they are
@@ -387,7 +409,7 @@ def parse_benchmark_name(name):
     return family, fields
 
 
-def planned_skip(entry):
+def planned_skip(entry: JsonObject) -> Optional[str]:
     """The reason of a planned skip, or None (also None for a real error)."""
     if entry.get("skipped"):
         return entry.get("skip_message", "skipped")
@@ -397,14 +419,16 @@ def planned_skip(entry):
     return None
 
 
-def iteration_groups(doc, path, metric="real_time", required=()):
+def iteration_groups(
+    doc: JsonObject, path: PathLike, metric: str = "real_time", required: Sequence[str] = ()
+) -> Dict[str, Dict[str, Any]]:
     """A Google Benchmark document's repetitions (run_type "iteration"), grouped by run_name in
     first-seen order: run_name -> {"entries": measured entries, "times": their `metric` in
     seconds, "skip": the first planned skip's reason or None, "error": the first real error's
     message ("" when it has none) or None}. Aggregates (_mean, ...) are left out: callers
     recompute them from the repetitions. A measured entry must hold `metric` and `required`."""
     fields = tuple(dict.fromkeys((*required, metric)))
-    groups = {}
+    groups: Dict[str, Dict[str, Any]] = {}
     for index, entry in enumerate(doc["benchmarks"]):
         if entry["run_type"] != "iteration":
             continue
@@ -425,13 +449,13 @@ def iteration_groups(doc, path, metric="real_time", required=()):
     return groups
 
 
-def encode(text):
+def encode(text: Union[str, bytes]) -> bytes:
     """UTF-8 bytes of text whatever it holds: a lone surrogate (JSON's "\\ud800") becomes its
     escape rather than an error after half the files were written."""
     return text if isinstance(text, bytes) else text.encode("utf-8", errors="backslashreplace")
 
 
-def write_atomically(path, data, mode="w"):
+def write_atomically(path: PathLike, data: Union[str, bytes], mode: str = "w") -> None:
     """Writes to a temporary file beside path, then renames: readers never see half a file.
     Text is encoded (encode()) before anything is written; `mode` is kept for callers."""
     data = encode(data)
@@ -454,18 +478,18 @@ class Terminated(BaseException):
     """SIGTERM arrived (a CI timeout, a killed wrapper): the tool stops cleanly."""
 
 
-def exit_cleanly_on_sigterm():
+def exit_cleanly_on_sigterm() -> None:
     """SIGTERM raises Terminated in the main thread, so that temporary files are removed and the
     tool can say it was stopped, instead of dying between two of its output files."""
 
-    def handler(signum, _frame):
+    def handler(signum: int, _frame: Optional[FrameType]) -> NoReturn:
         raise Terminated(f"stopped by signal {signum} (SIGTERM)")
 
     signal.signal(signal.SIGTERM, handler)
 
 
 @contextlib.contextmanager
-def sigterm_deferred():
+def sigterm_deferred() -> Iterator[None]:
     """SIGTERM is held back while a set of files is written: a kill leaves the whole set or
     none of it, and takes effect right after."""
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
@@ -475,7 +499,9 @@ def sigterm_deferred():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def write_set(out_dir, files, last, stale=()):
+def write_set(
+    out_dir: PathLike, files: Mapping[str, Union[str, bytes]], last: str, stale: Iterable[str] = ()
+) -> None:
     """Writes {name: text or bytes} into out_dir, each atomically, `last` (the verdict, or the
     page) after the rest, with SIGTERM deferred: the files of one run, never a mixture with
     another's. `stale` names an earlier run's files to remove first (its verdict first), so that
@@ -493,7 +519,7 @@ def write_set(out_dir, files, last, stale=()):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a pending one is dropped when unblocked
 
 
-def remove_outputs(out_dir, names):
+def remove_outputs(out_dir: PathLike, names: Iterable[str]) -> None:
     """Removes what an earlier run wrote (the verdict first), so that no old file stands beside
     a new one; OSError when one cannot be removed."""
     with sigterm_deferred():
@@ -503,7 +529,7 @@ def remove_outputs(out_dir, names):
                 os.unlink(path)
 
 
-def _current_umask():
+def _current_umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
@@ -512,7 +538,7 @@ def _current_umask():
 _UNIT_TO_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
-def seconds(entry, field="real_time"):
+def seconds(entry: JsonObject, field: str = "real_time") -> float:
     """An entry's time in seconds, whatever its time_unit."""
     unit = entry.get("time_unit", "ns")
     if unit not in _UNIT_TO_SECONDS:
@@ -520,6 +546,6 @@ def seconds(entry, field="real_time"):
     return float(entry[field]) * _UNIT_TO_SECONDS[unit]
 
 
-def safe_name(text):
+def safe_name(text: str) -> str:
     """A file-name-safe version of text."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")

@@ -10,22 +10,25 @@ Exit: 0 every pair agrees (at least one pair compared), 1 a pair disagrees, 3 no
 (no cuda:0 cell ran: CUDA absent) or bad input, 77 the same with --skip-without-cuda (CTest skip),
 64 bad arguments.
 """
+from __future__ import annotations
+
 import json
 import subprocess
 import sys
 import tempfile
+from typing import Any, Dict, List, Optional, Tuple
 
 from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_SKIP, EXIT_USAGE
 
 SIM, CUDA = "device=sim:0", "device=cuda:0"
 
 
-def verdict(cell):
+def verdict(cell: Dict[str, Any]) -> Tuple[Optional[str], Optional[str]]:
     observed = cell["observed"]
     return (observed.get("outcome"), observed.get("error_class"))
 
 
-def compare(cells):
+def compare(cells: List[Dict[str, Any]]) -> Tuple[int, List[str], List[str]]:
     """(agreeing pairs, disagreement lines, notes on cells not compared)."""
     by_id = {cell["id"]: cell for cell in cells}
     agree, disagree, notes = 0, [], []
@@ -56,7 +59,7 @@ def compare(cells):
     return agree, disagree, notes
 
 
-def load_cells(path):
+def load_cells(path: str) -> List[Dict[str, Any]]:
     try:
         with open(path, encoding="utf-8") as handle:
             doc = json.load(handle)
@@ -66,7 +69,7 @@ def load_cells(path):
         sys.exit(EXIT_INPUT)
 
 
-def run_suite(binary):
+def run_suite(binary: str) -> List[Dict[str, Any]]:
     with tempfile.TemporaryDirectory() as scratch:
         path = f"{scratch}/results.json"
         subprocess.run(
@@ -77,7 +80,7 @@ def run_suite(binary):
         return load_cells(path)
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if len(argv) == 1 and not argv[0].startswith("-"):
         cells, nothing_code = load_cells(argv[0]), EXIT_INPUT
     elif argv[:1] == ["--suite"] and len(argv) in (2, 3):

@@ -4,17 +4,21 @@
   python3 -m torchplace.torch_info cuda                the CUDA release torch was built for, or ""
 exit: 0 printed, 3 no torch in this Python, 64 bad arguments
 """
+from __future__ import annotations
+
 import sys
+from types import ModuleType
+from typing import Callable, Dict, List
 
 from torchplace.schema import EXIT_ENV, EXIT_OK, EXIT_USAGE
 
-FIELDS = {
+FIELDS: Dict[str, Callable[[ModuleType], str]] = {
     "cmake_prefix_path": lambda torch: torch.utils.cmake_prefix_path,
     "cuda": lambda torch: torch.version.cuda or "",
 }
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if len(argv) != 1 or argv[0] not in FIELDS:
         print(__doc__, file=sys.stderr)
         return EXIT_USAGE
