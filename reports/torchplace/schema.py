@@ -189,7 +189,7 @@ NONE: type = type(None)
 
 
 def typed(
-    mapping: JsonObject, key: str, types: Tuple[type, ...], where: str, optional: bool = False
+    mapping: JsonObject, key: str, types: Tuple[Any, ...], where: str, optional: bool = False
 ) -> Any:
     """mapping[key], which must be one of `types` (bool is no int); InputError otherwise. An
     optional key may be absent (None is returned)."""

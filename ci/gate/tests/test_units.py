@@ -2,6 +2,8 @@
 """Unit tests of the gate's parts: Holm's correction, the power check, policy resolution, the
 interleaved merge, the Markdown table and the expectations refresh. The end-to-end cases live in
 cases.json."""
+import contextlib
+import io
 import json
 import math
 import os
@@ -11,7 +13,7 @@ import unittest
 
 from torchplace.gate import behaviour, interleave, report, skips, speed
 from torchplace.gate.policy import Policy, load_policy
-from torchplace.schema import InputError
+from torchplace.schema import EXIT_USAGE, InputError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -144,6 +146,16 @@ class InterleaveTest(unittest.TestCase):
         self.assertEqual([r["repetition_index"] for r in rows], list(range(24)))
         self.assertEqual({r["repetitions"] for r in rows}, {24})
         self.assertEqual({r["run_type"] for r in doc["benchmarks"]}, {"iteration"})
+
+    def test_no_round_is_a_usage_error_not_a_traceback(self):
+        # --rounds 0 ran nothing, then document() met a context of None (a TypeError; mypy)
+        argv = ["--baseline-bin", "a", "--candidate-bin", "b", "--out-baseline", "x"]
+        for bad in (["--rounds", "0"], ["--batch", "0"]):
+            with self.assertRaises(SystemExit) as stop, contextlib.redirect_stderr(io.StringIO()):
+                interleave.parse(argv + ["--out-candidate", "y", *bad])
+            self.assertEqual(stop.exception.code, EXIT_USAGE, bad)
+        with self.assertRaises(InputError):
+            interleave.Merged("baseline").document("rounds=0")
 
 
 class MarkdownTest(unittest.TestCase):

@@ -23,10 +23,13 @@ its kind's entry (the cuda:0 one), so a second GPU is never left ungated. New ce
 A run in which no committed cell was compared, and an expectations file without cells, cannot
 be judged (InputError: exit 3), nor can a refresh from a run without cells.
 """
+from __future__ import annotations
+
 import datetime
 import json
 import os
 import re
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from torchplace.gate import skips
 from torchplace.schema import (
@@ -35,6 +38,7 @@ from torchplace.schema import (
     EXPECTED_OUTCOMES,
     ROOT,
     InputError,
+    JsonObject,
     check_category,
     load_json,
     load_results,
@@ -58,7 +62,7 @@ REFRESH_COMMAND = "ci/torchplace gate --refresh-expectations RUN_DIR"
 EXPECTED_FIELDS = ("outcome", "error_class", "category")
 
 
-def _expected(cell):
+def _expected(cell: JsonObject) -> Dict[str, Any]:
     expected = cell["expected"]
     return {
         "outcome": expected["outcome"],
@@ -67,7 +71,7 @@ def _expected(cell):
     }
 
 
-def _category_problem(committed, cell):
+def _category_problem(committed: Mapping[str, Any], cell: JsonObject) -> Optional[Tuple[str, str]]:
     """('race_not_shown', text) when a cell committed as evidence ran without proving it."""
     if cell["category"] != "race_not_shown":
         return None
@@ -77,9 +81,9 @@ def _category_problem(committed, cell):
     )
 
 
-def _category_counts(cells):
+def _category_counts(cells: Dict[str, JsonObject]) -> Dict[str, int]:
     """{category: cells} of the run, evidence first: what its green marks rest on."""
-    counts = {}
+    counts: Dict[str, int] = {}
     for cell in cells.values():
         counts[cell["category"]] = counts.get(cell["category"], 0) + 1
     order = list(CATEGORIES)
@@ -89,7 +93,7 @@ def _category_counts(cells):
 # --- end of outcome categories ------------------------------------------------------------------
 
 
-def load_expectations(path):
+def load_expectations(path: str) -> Dict[str, JsonObject]:
     """The committed cells: {id: {"outcome", "error_class", "category"[, "skip_codes"]}}, every
     field checked for its type and closed set; an empty file compares nothing and is refused."""
     doc = load_json(path, "committed expectations")
@@ -107,7 +111,7 @@ def load_expectations(path):
     return cells
 
 
-def _check_entry(expected, where):
+def _check_entry(expected: JsonObject, where: str) -> None:
     require(expected, EXPECTED_FIELDS, where)
     outcome = one_of(expected, "outcome", EXPECTED_OUTCOMES, where)
     typed(expected, "error_class", (str,) if outcome == "error" else (type(None),), where)
@@ -125,12 +129,12 @@ def _check_entry(expected, where):
         )
 
 
-def results_path(run_dir):
+def results_path(run_dir: str) -> str:
     """RUN_DIR/results.json, or the file itself when a file is given."""
     return run_dir if os.path.isfile(run_dir) else os.path.join(run_dir, "results.json")
 
 
-def _cells_by_id(doc, path):
+def _cells_by_id(doc: JsonObject, path: str) -> Dict[str, JsonObject]:
     cells = {}
     for cell in doc["cells"]:
         if cell["id"] in cells:
@@ -142,12 +146,12 @@ def _cells_by_id(doc, path):
 OTHER_GPU = re.compile(r"/device=cuda:[1-9]\d*$")
 
 
-def kind_id(cell_id):
+def kind_id(cell_id: str) -> str:
     """The committed entry a cell is judged by: cuda:K's kind is its cuda:0 entry."""
     return OTHER_GPU.sub("/device=cuda:0", cell_id)
 
 
-def _observation_problem(committed, cell):
+def _observation_problem(committed: JsonObject, cell: JsonObject) -> Optional[Tuple[str, str]]:
     """The regression kind and text when the observed outcome breaks the committed one, or None."""
     observed = cell["observed"]
     if observed["outcome"] == "exception":
@@ -171,7 +175,9 @@ def _observation_problem(committed, cell):
     return _category_problem(committed, cell)
 
 
-def _check_cell(committed, cell, fingerprint):
+def _check_cell(
+    committed: Optional[JsonObject], cell: JsonObject, fingerprint: JsonObject
+) -> Optional[Tuple[str, str]]:
     """(kind, text) for a regression, ('skipped', reason), or None when the cell is fine.
     committed is None for a new cell: only its status and skip are judged."""
     if cell["status"] not in ("pass", "fail", "skip"):
@@ -194,7 +200,9 @@ def _check_cell(committed, cell, fingerprint):
     return _observation_problem(committed, cell)
 
 
-def _regression(cell, committed, problem):
+def _regression(
+    cell: JsonObject, committed: Optional[JsonObject], problem: Tuple[str, str]
+) -> JsonObject:
     return {
         "id": cell["id"],
         "kind": problem[0],
@@ -208,17 +216,19 @@ def _regression(cell, committed, problem):
     }
 
 
-def compare(run_dir, expectations_path, required=None):
+def compare(
+    run_dir: str, expectations_path: str, required: Optional[Dict[str, int]] = None
+) -> JsonObject:
     """The behaviour section of the verdict; raises InputError on unreadable input or a run on
     fewer devices than required ({'cuda': N}, from --require-devices)."""
     path = results_path(run_dir)
     doc = load_results(path)
-    problem = skips.device_problem(required, doc["fingerprint"], path)
-    if problem:
-        raise InputError(problem)
+    too_few = skips.device_problem(required, doc["fingerprint"], path)
+    if too_few:
+        raise InputError(too_few)
     cells = _cells_by_id(doc, path)
     committed = load_expectations(expectations_path)
-    section = {
+    section: Dict[str, Any] = {
         "results": path,
         "expectations": expectations_path,
         "compared": 0,
@@ -266,16 +276,22 @@ def compare(run_dir, expectations_path, required=None):
     return section
 
 
-def regressed(section):
+def regressed(section: JsonObject) -> bool:
     return bool(section["regressions"])
 
 
-def _kind_entries(cells, path, fingerprint, carried):
+def _kind_entries(
+    cells: Dict[str, JsonObject],
+    path: str,
+    fingerprint: JsonObject,
+    carried: Mapping[str, Sequence[str]],
+) -> Dict[str, JsonObject]:
     """One entry per kind: cuda:K cells fold into their cuda:0 entry and must agree with it. Each
     entry lists the need codes its cells were skipped with here (where the run makes them true)
     and those `carried` from the committed file ({kind: codes}): a run cannot show needs_no_cuda
     without CUDA, nor needs_cuda with it, so a CPU refresh keeps what a GPU one recorded."""
-    out, codes = {}, {}
+    out: Dict[str, JsonObject] = {}
+    codes: Dict[str, Set[str]] = {}
     for cell_id, cell in sorted(cells.items()):
         key = kind_id(cell_id)
         if key in out and out[key] != _expected(cell):
@@ -298,7 +314,7 @@ def _kind_entries(cells, path, fingerprint, carried):
     return out
 
 
-def _committed_codes(expectations_path):
+def _committed_codes(expectations_path: str) -> Dict[str, List[str]]:
     """{kind: need codes} of the expectations file being replaced ({} when there is none or it
     holds none it could keep)."""
     if not os.path.exists(expectations_path):
@@ -314,7 +330,7 @@ def _committed_codes(expectations_path):
     }
 
 
-def refresh(run_dir, expectations_path):
+def refresh(run_dir: str, expectations_path: str) -> int:
     """Rewrites the committed expectations from a run's cells; refuses a run with failed cells
     or with none. Makes the expectations' folder on a first refresh (a project with no ci/ yet)."""
     path = results_path(run_dir)

@@ -18,19 +18,23 @@ A/A and A/B comparisons alternate so drift on the machine hits both. Saved runs 
 DIR/runs/, the figures to DIR/calibration.json and DIR/calibration.md.
 Exit codes: 0 written, 64 bad arguments.
 """
+from __future__ import annotations
+
 import glob
 import json
 import os
 import statistics
 import sys
 import tempfile
+from argparse import Namespace
+from typing import Dict, List, Optional, Sequence
 
 from torchplace.gate import interleave, speed
-from torchplace.gate.policy import DEFAULT_POLICY, load_policy
-from torchplace.schema import EXIT_OK, ArgumentParser, write_atomically
+from torchplace.gate.policy import DEFAULT_POLICY, Policy, load_policy
+from torchplace.schema import EXIT_OK, ArgumentParser, JsonObject, write_atomically
 
 
-def run_comparisons(args):
+def run_comparisons(args: Namespace) -> None:
     """Writes DIR/runs/{aa,ab}-NN-{baseline,candidate}.json."""
     runs = os.path.join(args.out, "runs")
     os.makedirs(runs, exist_ok=True)
@@ -53,7 +57,7 @@ def run_comparisons(args):
             print(f"calibrate: {kind} comparison {index + 1}/{args.comparisons} done", flush=True)
 
 
-def truncated(path, reps, scratch):
+def truncated(path: str, reps: int, scratch: str) -> str:
     """A copy of a saved run with each benchmark's first `reps` repetitions (the first rounds,
     so ABBA order holds when reps is a multiple of 2 x batch); its path in scratch."""
     with open(path, encoding="utf-8") as handle:
@@ -66,7 +70,7 @@ def truncated(path, reps, scratch):
     return out
 
 
-def score(runs_dir, kind, policy, reps):
+def score(runs_dir: str, kind: str, policy: Policy, reps: int) -> List[JsonObject]:
     """Per comparison of `kind` at `reps` a side: refused (exit 3, why), failed (exit 1), and the
     gated rows (name, outcome, ratio)."""
     scored = []
@@ -92,7 +96,7 @@ def score(runs_dir, kind, policy, reps):
     return scored
 
 
-def upper_bound(successes, trials, confidence=0.95):
+def upper_bound(successes: int, trials: int, confidence: float = 0.95) -> float:
     """One-sided Clopper-Pearson upper bound of a rate (scipy.stats.beta)."""
     from scipy.stats import beta
 
@@ -103,7 +107,7 @@ def upper_bound(successes, trials, confidence=0.95):
     )
 
 
-def rates(scored):
+def rates(scored: List[JsonObject]) -> JsonObject:
     """Comparisons refused and failed, and the gated results by outcome."""
     rows = [row for comparison in scored for row in comparison["rows"]]
     failed = sum(bool(comparison["failed"]) for comparison in scored)
@@ -122,10 +126,10 @@ def rates(scored):
     }
 
 
-def injected(runs_dir):
+def injected(runs_dir: str) -> Dict[str, Dict[str, Optional[float]]]:
     """Per benchmark: the share of extra steps the A/B candidate ran (counter
     torchplace_extra_ratio) and the median over comparisons of the A/B and A/A time ratios."""
-    figures = {}
+    figures: Dict[str, Dict[str, List[float]]] = {}
     for kind in ("ab", "aa"):
         for base in sorted(glob.glob(os.path.join(runs_dir, f"{kind}-*-baseline.json"))):
             _, base_groups = speed.repetitions(base)
@@ -150,12 +154,12 @@ def injected(runs_dir):
     }
 
 
-def _cell(figure):
+def _cell(figure: JsonObject) -> str:
     text = f"{figure['failed']}/{figure['comparisons']}"
     return text + (f", {figure['refused']} refused" if figure["refused"] else "")
 
 
-def markdown(figures):
+def markdown(figures: JsonObject) -> str:
     lines = [
         "## Speed-gate calibration",
         "",
@@ -186,7 +190,9 @@ def markdown(figures):
     return "\n".join(lines + [""])
 
 
-def evaluate(runs_dir, policy_path, out_dir, reps_list=None):
+def evaluate(
+    runs_dir: str, policy_path: str, out_dir: str, reps_list: Optional[Sequence[int]] = None
+) -> None:
     policy = load_policy(policy_path)
     bases = sorted(glob.glob(os.path.join(runs_dir, "ab-*-candidate.json")))
     if not bases or not glob.glob(os.path.join(runs_dir, "aa-*-baseline.json")):
@@ -213,7 +219,7 @@ def evaluate(runs_dir, policy_path, out_dir, reps_list=None):
     print(text)
 
 
-def parse(argv):
+def parse(argv: List[str]) -> Namespace:
     parser = ArgumentParser(
         prog="python3 -m torchplace.gate.calibrate", description=__doc__.split("\n\n")[0]
     )
@@ -238,11 +244,11 @@ def parse(argv):
     return parser.parse_args(argv)
 
 
-def reps_list(text):
+def reps_list(text: Optional[str]) -> Optional[List[int]]:
     return [int(part) for part in text.split(",")] if text else None
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     args = parse(argv)
     if args.command == "run":
         run_comparisons(args)

@@ -17,16 +17,19 @@ It fails closed: input it cannot read or compare is exit 3, never a pass (a run 
 was compared included); so is a speed comparison without power (too many gated benchmarks for
 the repetitions: see speed.power).
 """
+from __future__ import annotations
+
 import argparse
 import os
 import signal
 import sys
 import traceback
+from typing import Callable, List, NoReturn, Optional, TextIO
 
 from torchplace import schema
 from torchplace.gate import behaviour, report, skips, speed
 from torchplace.gate.policy import DEFAULT_POLICY, load_policy
-from torchplace.schema import InputError
+from torchplace.schema import InputError, JsonObject
 
 
 class UsageError(Exception):
@@ -34,11 +37,11 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse would exit 2, which means a behaviour regression here
+    def error(self, message: str) -> NoReturn:  # argparse's exit 2 would read as a regression
         raise UsageError(message)
 
 
-def parse(argv):
+def parse(argv: List[str]) -> argparse.Namespace:
     parser = Parser(prog="ci/torchplace gate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", metavar="RUN_DIR", help="run folder (or results.json) to gate")
     parser.add_argument("--baseline", metavar="BASE.json", help="baseline Google Benchmark JSON")
@@ -75,7 +78,7 @@ def parse(argv):
 OUTPUTS = ("gate.json", "summary.md")  # the verdict first: removed first, written last
 
 
-def _section(verdict, name, judge):
+def _section(verdict: JsonObject, name: str, judge: Callable[[], JsonObject]) -> None:
     """Runs judge() into verdict[name]; bad input, and any other exception, becomes a problem
     (exit 3) with the section left empty: a section that could not judge never reads as a pass."""
     try:
@@ -91,18 +94,18 @@ def _section(verdict, name, judge):
         )
 
 
-def run_sections(args, verdict):
+def run_sections(args: argparse.Namespace, verdict: JsonObject) -> None:
     """Fills the verdict's behaviour and speed sections; what cannot be judged is a problem."""
     if args.results:
 
-        def judge_behaviour():
+        def judge_behaviour() -> JsonObject:
             required = args.require_devices and skips.parse_required(args.require_devices)
             return behaviour.compare(args.results, args.expectations, required)
 
         _section(verdict, "behaviour", judge_behaviour)
     if args.baseline:
 
-        def judge_speed():
+        def judge_speed() -> JsonObject:
             section = speed.compare(args.baseline, args.candidate, load_policy(args.policy))
             verdict["problems"].extend(f"speed gate: {p}" for p in speed.input_problems(section))
             return section
@@ -110,7 +113,7 @@ def run_sections(args, verdict):
         _section(verdict, "speed", judge_speed)
 
 
-def exit_code(verdict):
+def exit_code(verdict: JsonObject) -> int:
     """Bad input outranks a behaviour regression, which outranks a speed regression."""
     if verdict["problems"]:
         return report.EXIT_INPUT
@@ -121,7 +124,7 @@ def exit_code(verdict):
     return report.EXIT_PASS
 
 
-def say(text, stream=None):
+def say(text: str, stream: Optional[TextIO] = None) -> None:
     """Prints text; a closed pipe or an encoding the stream lacks never changes a verdict."""
     stream = stream or sys.stdout
     try:
@@ -130,7 +133,7 @@ def say(text, stream=None):
         pass
 
 
-def _summary(verdict):
+def _summary(verdict: JsonObject) -> str:
     """summary.md's text; a report that fails to render still leaves the verdict and says why."""
     try:
         return report.markdown(verdict)
@@ -145,7 +148,7 @@ def _summary(verdict):
         )
 
 
-def write_outputs(verdict, out_dir):
+def write_outputs(verdict: JsonObject, out_dir: Optional[str]) -> None:
     """summary.md, then gate.json (the verdict) last, SIGTERM held back meanwhile; prints the
     summary."""
     text = _summary(verdict)
@@ -158,13 +161,13 @@ def write_outputs(verdict, out_dir):
     say(text)
 
 
-def judge(args):
+def judge(args: argparse.Namespace) -> JsonObject:
     """The verdict: earlier outputs removed, the sections run; a SIGTERM meanwhile gives a fresh
     verdict that says nothing was judged (exit 3). OSError when the old files cannot go."""
     try:
         if args.out:  # an earlier run's verdict never stands beside this run's files
             schema.remove_outputs(args.out, OUTPUTS)
-        verdict = {"problems": [], "behaviour": None, "speed": None}
+        verdict: JsonObject = {"problems": [], "behaviour": None, "speed": None}
         run_sections(args, verdict)
     except schema.Terminated as stop:
         verdict = {
@@ -177,7 +180,7 @@ def judge(args):
     return verdict
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     _safe_streams()
     try:
         args = parse(argv)
@@ -212,17 +215,19 @@ def main(argv):
     return code
 
 
-def _safe_streams():
+def _safe_streams() -> None:
     """Messages hold any character (a lone surrogate from JSON, a non-ASCII path): a stream that
     cannot encode one escapes it instead of failing."""
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
         except (AttributeError, ValueError, OSError):  # not a TextIOWrapper (a test's StringIO)
             pass
 
 
-def write_tool_error(error, out_dir, reached=None):
+def write_tool_error(
+    error: BaseException, out_dir: Optional[str], reached: Optional[JsonObject] = None
+) -> int:
     """The outputs could not be written: a verdict already reached keeps its exit code (a
     regression is never turned into a tool error), and a pass becomes exit 3. Tries once more
     to leave a minimal gate.json and summary.md naming the error."""
@@ -255,7 +260,7 @@ def write_tool_error(error, out_dir, reached=None):
     return code
 
 
-def run(argv=None):
+def run(argv: Optional[List[str]] = None) -> NoReturn:
     """`python3 -m torchplace.gate`: main's exit code; a tool error reads as exit 3, never 0 or
     1."""
     try:

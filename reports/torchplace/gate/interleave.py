@@ -9,23 +9,28 @@ Round r runs BATCH repetitions of each binary, in the order A,B on even rounds a
       [--baseline-arg=--flag ...] [--candidate-arg=--flag ...]
 Exit codes: 0 written, 3 a binary failed or wrote no JSON, 64 bad arguments.
 """
+from __future__ import annotations
+
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from argparse import Namespace
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchplace.schema import (
     EXIT_INPUT,
     EXIT_OK,
     ArgumentParser,
     InputError,
+    JsonObject,
     load_benchmarks,
     write_atomically,
 )
 
 
-def run_once(binary, args, batch, scratch):
+def run_once(binary: str, args: Sequence[str], batch: int, scratch: str) -> JsonObject:
     """One process, `batch` repetitions; returns its parsed JSON document."""
     out_path = os.path.join(scratch, "run.json")
     if os.path.exists(out_path):
@@ -49,10 +54,15 @@ def run_once(binary, args, batch, scratch):
 class Merged:
     """Repetitions of one side, accumulated over rounds, renumbered per benchmark."""
 
-    def __init__(self, label):
+    label: str
+    context: Optional[JsonObject]
+    entries: List[JsonObject]
+    count: Dict[str, int]
+
+    def __init__(self, label: str) -> None:
         self.label, self.context, self.entries, self.count = label, None, [], {}
 
-    def add(self, doc):
+    def add(self, doc: JsonObject) -> None:
         self.context = self.context or doc["context"]
         for entry in doc["benchmarks"]:
             if entry["run_type"] != "iteration":
@@ -62,14 +72,18 @@ class Merged:
             self.count[name] = entry["repetition_index"] + 1
             self.entries.append(entry)
 
-    def document(self, how):
+    def document(self, how: str) -> str:
         for entry in self.entries:
             entry["repetitions"] = self.count[entry.get("run_name", entry["name"])]
+        if self.context is None:
+            raise InputError(f"{self.label}: no repetition ran, so there is no context to write")
         context = dict(self.context, torchplace_interleaved=how, torchplace_side=self.label)
         return json.dumps({"context": context, "benchmarks": self.entries}, indent=1) + "\n"
 
 
-def interleave(sides, rounds, batch):
+def interleave(
+    sides: Sequence[Tuple[str, str, List[str]]], rounds: int, batch: int
+) -> List[Merged]:
     """sides: [(label, binary, args)] x 2 -> [Merged] x 2, in ABBA order."""
     merged = [Merged(label) for label, _, _ in sides]
     with tempfile.TemporaryDirectory(prefix="torchplace-ab-") as scratch:
@@ -81,7 +95,7 @@ def interleave(sides, rounds, batch):
     return merged
 
 
-def parse(argv):
+def parse(argv: List[str]) -> Namespace:
     parser = ArgumentParser(
         prog="python3 -m torchplace.gate.interleave", description=__doc__.split("\n\n")[0]
     )
@@ -95,15 +109,18 @@ def parse(argv):
     parser.add_argument("--min-time", help="--benchmark_min_time value")
     parser.add_argument("--baseline-arg", action="append", default=[], help="extra baseline flag")
     parser.add_argument("--candidate-arg", action="append", default=[], help="extra candidate flag")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.batch < 1:
+        parser.error(f"--rounds {args.rounds} --batch {args.batch}: both must be at least 1")
+    return args
 
 
-def common_args(args):
+def common_args(args: Namespace) -> List[str]:
     flags = [f"--benchmark_filter={args.filter}"] if args.filter else []
     return flags + ([f"--benchmark_min_time={args.min_time}"] if args.min_time else [])
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     args = parse(argv)
     sides = [
         ("baseline", args.baseline_bin, common_args(args) + args.baseline_arg),

@@ -10,17 +10,25 @@ policy.json:
 A benchmark's rule is the default, then every matching pattern in file order, then its exact
 entry; later ones override the fields they name.
 """
+from __future__ import annotations
+
 import fnmatch
 import math
+from typing import Any, Dict, Union
 
-from torchplace.schema import ROOT, InputError, load_json, require
+from torchplace.schema import ROOT, InputError, JsonObject, load_json, require
 
 POLICY_SCHEMA = "torchplace.gate-policy/1"
 DEFAULT_POLICY = str(ROOT / "ci" / "gate" / "policy.json")
-RULE_FIELDS = {"max_ratio": float, "min_abs_ns": float, "min_reps": int, "informational": bool}
+RULE_FIELDS: Dict[str, type] = {
+    "max_ratio": float,
+    "min_abs_ns": float,
+    "min_reps": int,
+    "informational": bool,
+}
 
 
-def _number(value, where, key):
+def _number(value: object, where: str, key: str) -> Union[int, float]:
     """value as a finite number; InputError for text, booleans, NaN and +-Infinity."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{where}: {key} must be a number, found {value!r}")
@@ -29,7 +37,7 @@ def _number(value, where, key):
     return value
 
 
-def _check_rule(rule, where):
+def _check_rule(rule: object, where: str) -> None:
     """Raises InputError for an unknown field or a value of the wrong type or range."""
     if not isinstance(rule, dict):
         raise InputError(f"{where}: expected an object")
@@ -56,7 +64,7 @@ def _check_rule(rule, where):
 class Policy:
     """A loaded, validated policy; rule(name) gives the resolved thresholds of one benchmark."""
 
-    def __init__(self, doc, path):
+    def __init__(self, doc: JsonObject, path: str) -> None:
         require(doc, ("schema", "alpha", "default"), path)
         unknown = set(doc) - {"schema", "about", "alpha", "default", "patterns", "benchmarks"}
         if unknown:
@@ -80,7 +88,7 @@ class Policy:
         self.alpha = float(doc["alpha"])
         self._doc = doc
 
-    def rule(self, name):
+    def rule(self, name: str) -> Dict[str, Any]:
         """The thresholds for benchmark `name`, plus 'sources': which entries set them."""
         resolved = dict(self._doc["default"])
         sources = ["default"]
@@ -96,5 +104,5 @@ class Policy:
         return resolved
 
 
-def load_policy(path=DEFAULT_POLICY):
+def load_policy(path: str = DEFAULT_POLICY) -> Policy:
     return Policy(load_json(path, "gate policy"), path)

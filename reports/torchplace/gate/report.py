@@ -1,7 +1,10 @@
 """The verdict as Markdown (CI step summary, PR comment) and as JSON (other tools)."""
-import json
+from __future__ import annotations
 
-from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_REGRESSION
+import json
+from typing import List, Optional
+
+from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_REGRESSION, JsonObject
 
 SCHEMA = "torchplace.gate/1"
 EXIT_PASS, EXIT_SPEED, EXIT_BEHAVIOUR = EXIT_OK, EXIT_FAIL, EXIT_REGRESSION  # EXIT_INPUT: 3
@@ -13,7 +16,7 @@ VERDICTS = {
 }
 
 
-def _duration(value_s):
+def _duration(value_s: float) -> str:
     """A time in the unit that keeps it readable: '812 ns', '3.41 ms'."""
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if abs(value_s) >= scale:
@@ -21,11 +24,11 @@ def _duration(value_s):
     return f"{value_s * 1e9:.3g} ns"
 
 
-def _p(value):
+def _p(value: Optional[float]) -> str:
     return "n/a" if value is None else f"{value:.2g}"
 
 
-def _behaviour_lines(section):
+def _behaviour_lines(section: JsonObject) -> List[str]:
     lines = [
         "### Behaviour",
         "",
@@ -74,7 +77,7 @@ def _behaviour_lines(section):
     return lines
 
 
-def _power_lines(check):
+def _power_lines(check: Optional[JsonObject]) -> List[str]:
     """The power check: can every gated benchmark be SLOWER on its own at these repetitions?"""
     if not check:
         return []
@@ -90,7 +93,7 @@ def _power_lines(check):
     ]
 
 
-def _speed_lines(section):
+def _speed_lines(section: JsonObject) -> List[str]:
     gated = sum(1 for row in section["benchmarks"] if not row["informational"])
     lines = [
         "### Speed",
@@ -127,7 +130,7 @@ def _speed_lines(section):
     return lines + listed + ([""] if listed else [])
 
 
-def markdown(verdict):
+def markdown(verdict: JsonObject) -> str:
     """The whole summary.md text."""
     lines = [
         f"## torchplace gate: {VERDICTS[verdict['exit_code']]}",
@@ -146,5 +149,5 @@ def markdown(verdict):
     return "\n".join(lines)
 
 
-def as_json(verdict):
+def as_json(verdict: JsonObject) -> str:
     return json.dumps({"schema": SCHEMA, **verdict}, indent=1) + "\n"

@@ -10,9 +10,12 @@ expectation is a skip. needs_no_cuda is never true of a CUDA cell. Any other ski
 (device_unusable, unlisted, no code at all, a code the cell's device does not justify) is a
 regression.
 """
-import re
+from __future__ import annotations
 
-from torchplace.schema import InputError
+import re
+from typing import Dict, Optional, Tuple
+
+from torchplace.schema import InputError, JsonObject
 
 # code -> what it means; the harness's SkipCode names (harness/skip_code.h)
 SKIP_CODES = {
@@ -38,17 +41,17 @@ DEVICE_ABSENT = ("no_cuda_build", "no_cuda_device", "too_few_gpus")
 NEED_CODES = ("needs_cuda", "needs_no_cuda", "not_on_sim", "no_c10d_gloo")
 
 
-def _gpus_needed(device_label):
+def _gpus_needed(device_label: str) -> int:
     """'cuda:0+cuda:1' -> 2, 'cpu' -> 0."""
     return max((int(index) + 1 for index in CUDA_INDEX.findall(device_label)), default=0)
 
 
-def _cuda(fingerprint):
+def _cuda(fingerprint: JsonObject) -> Tuple[bool, int]:
     cuda = fingerprint["cuda"]  # its types: torchplace.schema.check_fingerprint
     return cuda["built_with_cuda"], cuda["device_count"]
 
 
-def _untrue(code, cell, fingerprint):
+def _untrue(code: str, cell: JsonObject, fingerprint: JsonObject) -> Optional[str]:
     """Why the run itself contradicts `code` on this cell, or None: a device-absence code needs a
     CUDA cell and that device absent; needs_cuda CUDA absent; needs_no_cuda a non-CUDA cell and
     CUDA present; not_on_sim a sim cell; no_c10d_gloo a fingerprint saying c10d Gloo is absent."""
@@ -72,12 +75,14 @@ def _untrue(code, cell, fingerprint):
     }.get(code) or None
 
 
-def allowed_codes(committed):
+def allowed_codes(committed: Optional[JsonObject]) -> Tuple[str, ...]:
     """The need codes a committed entry allows (none for a new cell or an entry without any)."""
     return tuple((committed or {}).get("skip_codes", ()))
 
 
-def skip_problem(cell, committed, fingerprint):
+def skip_problem(
+    cell: JsonObject, committed: Optional[JsonObject], fingerprint: JsonObject
+) -> Optional[str]:
     """Why a skipped cell is a regression, as text, or None when its skip is accepted: the code
     is in the closed set, true of the run (_untrue), and either made true by the cell's own device
     (DEVICE_ABSENT) or allowed by the cell's committed entry (a need code; covered_by_other_cell
@@ -119,7 +124,7 @@ def skip_problem(cell, committed, fingerprint):
     return None
 
 
-def parse_required(text):
+def parse_required(text: Optional[str]) -> Dict[str, int]:
     """'cuda=2' -> {'cuda': 2}; InputError on anything else."""
     match = re.fullmatch(r"cuda=(\d+)", text or "")
     if not match:
@@ -127,7 +132,9 @@ def parse_required(text):
     return {"cuda": int(match.group(1))}
 
 
-def device_problem(required, fingerprint, path):
+def device_problem(
+    required: Optional[Dict[str, int]], fingerprint: JsonObject, path: str
+) -> Optional[str]:
     """Why the run's fingerprint shows fewer devices than required, or None."""
     if not required:
         return None

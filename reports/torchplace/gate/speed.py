@@ -18,18 +18,25 @@ side the test cannot give a p below that of perfectly separated samples. Every g
 must be able to be SLOWER on its own (N x its smallest p < alpha, and >= min_reps repetitions);
 one that cannot makes the gate fail closed instead of passing blind.
 """
+from __future__ import annotations
+
 import functools
 import math
 import statistics
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
 
 from torchplace.gate.speed_input import repetitions  # noqa: F401  (calibrate's reader too)
-from torchplace.schema import InputError
+from torchplace.schema import InputError, JsonObject
+
+if TYPE_CHECKING:
+    from torchplace.gate.policy import Policy
 
 SAME, FASTER, SLOWER, AMBIGUOUS = "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
 TEST = "mann-whitney-u two-sided, exact without ties, normal approximation with ties"
 
 
-def holm(pvalues):
+def holm(pvalues: Mapping[str, float]) -> Dict[str, float]:
     """Holm's step-down adjusted p-values, {name: p} -> {name: p_adjusted}; refuses a p that is
     not a number in [0, 1] (a NaN would sort anywhere and poison the running maximum)."""
     for name, p in pvalues.items():
@@ -43,13 +50,13 @@ def holm(pvalues):
     return adjusted
 
 
-def test_method(cand, base):
+def test_method(cand: Sequence[float], base: Sequence[float]) -> str:
     """'exact' when no time appears twice across both samples, else 'asymptotic'."""
     values = list(cand) + list(base)
     return "exact" if len(set(values)) == len(values) else "asymptotic"
 
 
-def mann_whitney_p(cand, base):
+def mann_whitney_p(cand: Sequence[float], base: Sequence[float]) -> float:
     """The gate's test: two-sided Mann-Whitney U, exact unless there are ties."""
     from scipy.stats import mannwhitneyu  # Debian's python3-scipy; 1-3 s to import, so here
 
@@ -64,7 +71,7 @@ def mann_whitney_p(cand, base):
 
 
 @functools.lru_cache(maxsize=None)
-def min_p(n_base, n_cand):
+def min_p(n_base: int, n_cand: int) -> float:
     """The smallest p the test can give for these sample sizes: every candidate time above every
     baseline time, exact test (2 / C(n_base + n_cand, n_base), capped at 1)."""
     return mann_whitney_p(
@@ -72,7 +79,7 @@ def min_p(n_base, n_cand):
     )
 
 
-def reps_needed(gated, alpha, min_reps=2, limit=200):
+def reps_needed(gated: int, alpha: float, min_reps: float = 2, limit: int = 200) -> Optional[int]:
     """The smallest n >= min_reps with gated x min_p(n, n) < alpha (min_p falls with n);
     None when not even limit."""
     for n in range(max(int(min_reps), 2), limit + 1):
@@ -81,7 +88,7 @@ def reps_needed(gated, alpha, min_reps=2, limit=200):
     return None
 
 
-def power(rows, alpha):
+def power(rows: List[JsonObject], alpha: float) -> Optional[JsonObject]:
     """Whether every gated benchmark could be SLOWER on its own:
     {gated, min_p (the worst one's), alpha, enough, reps_needed, without: [names]}.
     None when nothing is gated (informational benchmarks never fail the gate)."""
@@ -106,7 +113,9 @@ def power(rows, alpha):
     }
 
 
-def measure(name, base, cand, rule):
+def measure(
+    name: str, base: Sequence[float], cand: Sequence[float], rule: Mapping[str, Any]
+) -> JsonObject:
     """The figures of one benchmark before the decision: medians, ratio, raw p."""
     median_base, median_cand = statistics.median(base), statistics.median(cand)
     row = {
@@ -131,7 +140,7 @@ def measure(name, base, cand, rule):
     return row
 
 
-def decide(row, alpha):
+def decide(row: JsonObject, alpha: float) -> None:
     """Sets row['outcome'] from the ratio, the floor and the adjusted p-value."""
     rule = row["rule"]
     outside = row["ratio"] > rule["max_ratio"] or row["ratio"] < 1.0 / rule["max_ratio"]
@@ -145,7 +154,9 @@ def decide(row, alpha):
         row["note"] = "not significant: rerun with more repetitions"
 
 
-def _pair(base_groups, cand_groups, section):
+def _pair(
+    base_groups: Dict[str, JsonObject], cand_groups: Dict[str, JsonObject], section: JsonObject
+) -> Dict[str, Tuple[List[float], List[float]]]:
     """Sorts names into compared pairs and the lists of skipped, missing, new and failed ones."""
     pairs = {}
     for name in sorted(set(base_groups) | set(cand_groups)):
@@ -187,9 +198,11 @@ MUST_MATCH = ("num_cpus", "gpu", "library_build_type")  # another machine or a d
 NOTED = ("host_name", "driver", "libtorch_version", "mhz_per_cpu")  # may be what is measured
 
 
-def _context_checks(base_context, cand_context):
+def _context_checks(
+    base_context: JsonObject, cand_context: JsonObject
+) -> Tuple[List[str], List[str]]:
     """(problems, notes): the two runs must come from the same kind of machine and build."""
-    found = {"problems": [], "notes": []}
+    found: Dict[str, List[str]] = {"problems": [], "notes": []}
     for kind, keys in (("problems", MUST_MATCH), ("notes", NOTED)):
         for key in keys:
             if base_context.get(key) != cand_context.get(key):
@@ -200,11 +213,11 @@ def _context_checks(base_context, cand_context):
     return found["problems"], found["notes"]
 
 
-def compare(baseline_path, candidate_path, policy):
+def compare(baseline_path: str, candidate_path: str, policy: Policy) -> JsonObject:
     """The speed section of the verdict; raises InputError when the inputs cannot be compared."""
     base_context, base_groups = repetitions(baseline_path)
     cand_context, cand_groups = repetitions(candidate_path)
-    section = {
+    section: JsonObject = {
         "baseline": baseline_path,
         "candidate": candidate_path,
         "policy": policy.path,
@@ -240,14 +253,14 @@ def compare(baseline_path, candidate_path, policy):
     return section
 
 
-def regressed(section):
+def regressed(section: JsonObject) -> bool:
     """True when a gated (not informational) benchmark is SLOWER."""
     return any(
         row["outcome"] == SLOWER and not row["informational"] for row in section["benchmarks"]
     )
 
 
-def input_problems(section):
+def input_problems(section: JsonObject) -> List[str]:
     """What makes the speed comparison untrustworthy: fail closed on each."""
     problems = [f"{text}: the runs are not comparable" for text in section.get("mismatch", [])]
     problems += [f"benchmark {m['name']} is missing: {m['why']}" for m in section["missing"]]
@@ -269,7 +282,7 @@ def input_problems(section):
     return problems
 
 
-def no_power_message(check):
+def no_power_message(check: JsonObject) -> str:
     """Which gated benchmarks could never be SLOWER, and what to change."""
     needed = check["reps_needed"]
     more = f"add repetitions (>= {needed} a side)" if needed else "add repetitions"

@@ -7,15 +7,18 @@ a context or entry that is not an object; a name or run_name that is not text; a
 time_unit; a run_name measured in two families or instances; the same repetition_index twice;
 more repetitions than the entry declares. Times of any time_unit are normalised to seconds.
 """
-import math
+from __future__ import annotations
 
-from torchplace.schema import InputError, load_json, planned_skip
+import math
+from typing import Any, Dict, Optional, Tuple
+
+from torchplace.schema import InputError, JsonObject, load_json, planned_skip
 
 UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 RERUN = "--benchmark_repetitions=16 --benchmark_format=json"
 
 
-def load_run(path):
+def load_run(path: str) -> JsonObject:
     """A Google Benchmark document, with its context and entries checked for shape."""
     doc = load_json(path, "benchmark results")
     if not isinstance(doc, dict) or "benchmarks" not in doc or "context" not in doc:
@@ -44,7 +47,7 @@ def load_run(path):
     return doc
 
 
-def _check_entry(entry, where):
+def _check_entry(entry: JsonObject, where: str) -> None:
     for key in ("name", "run_type"):
         if not isinstance(entry.get(key), str) or not entry[key]:
             raise InputError(f"{where}: {key} must be non-empty text, found {entry.get(key)!r}")
@@ -58,7 +61,7 @@ def _check_entry(entry, where):
             raise InputError(f"{where} ({entry['name']}): {key} must be text")
 
 
-def seconds(entry, metric, where):
+def seconds(entry: JsonObject, metric: str, where: str) -> float:
     """The entry's `metric` in seconds; refuses anything that is not a positive finite time."""
     unit = entry.get("time_unit", "ns")
     if unit not in UNIT_SECONDS:
@@ -74,12 +77,12 @@ def seconds(entry, metric, where):
     return float(value) * UNIT_SECONDS[unit]
 
 
-def _identity(entry):
+def _identity(entry: JsonObject) -> Tuple[Optional[int], Optional[int]]:
     """What tells two benchmark instances apart (Google Benchmark >= 1.6 writes both indices)."""
     return (entry.get("family_index"), entry.get("per_family_instance_index"))
 
 
-def _add(group, entry, where):
+def _add(group: Dict[str, Any], entry: JsonObject, where: str) -> None:
     """Adds one measured repetition; refuses a second family or a repeated repetition_index."""
     identity = _identity(entry)
     group.setdefault("identity", identity)
@@ -108,10 +111,12 @@ def _add(group, entry, where):
         )
 
 
-def repetitions(path, metric="real_time"):
+def repetitions(
+    path: str, metric: str = "real_time"
+) -> Tuple[JsonObject, Dict[str, Dict[str, Any]]]:
     """(context, run_name -> {'times': [s], 'skip': reason or None, 'error': text or None})."""
     doc = load_run(path)
-    groups = {}
+    groups: Dict[str, Dict[str, Any]] = {}
     for index, entry in enumerate(doc["benchmarks"]):
         if entry["run_type"] != "iteration":
             continue
