@@ -10,9 +10,14 @@ Entries already in the corpus are kept; an entry is one (version, source, messag
 usage: python3 -m torchplace.matrix.corpus MATRIX_OUT [CORPUS_JSON]
 exit: 0 written, 64 bad arguments, 3 an input unreadable or malformed (the corpus is left as it was)
 """
+from __future__ import annotations
+
 import json
 import os
 import sys
+from typing import Any, List, Tuple
+
+from torchplace.schema import JsonObject
 
 from torchplace import schema as data
 from torchplace.matrix.merge import comparable  # masks per-run temporary folders in messages
@@ -22,7 +27,7 @@ ENTRY_FIELDS = ("version", "source", "message", "expected_class")
 DEFAULT_CORPUS = str(data.ROOT / "harness" / "messages" / "corpus.json")
 
 
-def probe_entries(out_dir, version):
+def probe_entries(out_dir: str, version: str) -> List[JsonObject]:
     path = os.path.join(out_dir, version, "messages.json")
     if not os.path.exists(path):
         return []
@@ -46,8 +51,8 @@ def probe_entries(out_dir, version):
     ]
 
 
-def cell_entries(matrix):
-    entries = []
+def cell_entries(matrix: JsonObject) -> List[JsonObject]:
+    entries: List[JsonObject] = []
     for cell in matrix["cells"]:
         for version, seen in cell["by_version"].items():
             if (
@@ -67,7 +72,7 @@ def cell_entries(matrix):
     return entries
 
 
-def read_sources(out_dir):
+def read_sources(out_dir: str) -> List[JsonObject]:
     """The entries the matrix in out_dir observed: its cells', then each column's probe's."""
     matrix = data.load_matrix(os.path.join(out_dir, "matrix.json"))
     found = cell_entries(matrix)
@@ -76,7 +81,7 @@ def read_sources(out_dir):
     return found
 
 
-def load_corpus(path):
+def load_corpus(path: str) -> JsonObject:
     """The committed corpus, or an empty one when there is none yet."""
     if not os.path.exists(path):
         return {"schema": CORPUS_SCHEMA, "entries": []}
@@ -89,7 +94,7 @@ def load_corpus(path):
     return corpus
 
 
-def fold(corpus, new_entries):
+def fold(corpus: JsonObject, new_entries: List[JsonObject]) -> JsonObject:
     key = lambda e: (e["version"], e["source"], e["message"])  # noqa: E731
     merged = {key(e): e for e in corpus["entries"]}
     for entry in new_entries:
@@ -98,7 +103,7 @@ def fold(corpus, new_entries):
     return corpus
 
 
-def version_order(version: str) -> tuple:
+def version_order(version: str) -> Tuple[int, Any]:
     """Sort key: 1.13.1 before 2.6.0 before 2.14.1; a public report's 'unstated' last."""
     parts = version.split(".")
     if all(p.isdigit() for p in parts):
@@ -106,11 +111,11 @@ def version_order(version: str) -> tuple:
     return (1, version)
 
 
-def entry_order(entry: dict) -> tuple:
+def entry_order(entry: JsonObject) -> Tuple[str, Tuple[int, Any], str]:
     return (entry["source"], version_order(entry["version"]), entry["message"])
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if len(argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
         return data.EXIT_USAGE

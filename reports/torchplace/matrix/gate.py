@@ -26,22 +26,28 @@ usage: python3 -m torchplace.matrix.gate MATRIX_JSON [--out VERDICT_JSON]   (--o
 exit: 0 no cell regressed, 2 a cell regressed, 3 unreadable, malformed or unjudgeable input,
 64 bad arguments
 """
+from __future__ import annotations
+
 import json
 import os
 import re
 import signal
 import sys
+from typing import List, TextIO, Tuple
 
 from torchplace import schema as data
 from torchplace.matrix.merge import comparable  # masks what differs on every run
-from torchplace.schema import EXIT_INPUT, EXIT_OK, EXIT_USAGE
+from torchplace.schema import EXIT_INPUT, EXIT_OK, EXIT_USAGE, JsonObject
 from torchplace.schema import EXIT_REGRESSION as EXIT_REGRESSED
 
 
-def compare_pair(matrix, old, new):
+def compare_pair(
+    matrix: JsonObject, old: str, new: str
+) -> Tuple[List[JsonObject], List[JsonObject]]:
     """Regressions and changes between two versions, as lists of dicts."""
     status = {v["version"]: v for v in matrix["versions"]}
-    regressions, changes = [], []
+    regressions: List[JsonObject] = []
+    changes: List[JsonObject] = []
     if status[old]["status"] == "ok" and status[new]["status"] != "ok":
         regressions.append(
             {
@@ -100,7 +106,7 @@ def compare_pair(matrix, old, new):
     return regressions, changes
 
 
-def column_failures(matrix):
+def column_failures(matrix: JsonObject) -> List[JsonObject]:
     return [
         {
             "id": f"<{v['version']} column>",
@@ -113,7 +119,7 @@ def column_failures(matrix):
     ]
 
 
-def failing_everywhere(matrix):
+def failing_everywhere(matrix: JsonObject) -> List[JsonObject]:
     """Cells that failed on every version that ran them (a column that did not run gives its
     cells its own status, build_failed or run_failed, and is not counted)."""
     found = []
@@ -138,14 +144,14 @@ VERSION_LABEL = re.compile(r"\d+(?:\.\d+)*")
 RAN = ("pass", "fail", "skip")
 
 
-def version_key(label, where):
+def version_key(label: object, where: str) -> Tuple[int, ...]:
     """'2.14.1' -> (2, 14, 1); InputError for a label that is no version number."""
     if not isinstance(label, str) or not VERSION_LABEL.fullmatch(label):
         raise data.InputError(f"{where}: version {label!r} is not a version number like 2.14.1")
     return tuple(int(part) for part in label.split("."))
 
 
-def check_versions(matrix, path):
+def check_versions(matrix: JsonObject, path: str) -> None:
     """The columns must be known, unique, oldest first, each labelled as its fingerprint says,
     and every cell's by_version keyed by them: else pairs would compare the wrong columns.
     A fingerprint's major.minor must match the label (Debian's libtorch-dev 1.13.1 headers say
@@ -188,7 +194,7 @@ def check_versions(matrix, path):
             )
 
 
-def compared_cells(matrix):
+def compared_cells(matrix: JsonObject) -> int:
     """Cells that ran (pass or fail) on at least one version: what the verdict rests on."""
     return sum(
         1
@@ -197,12 +203,12 @@ def compared_cells(matrix):
     )
 
 
-def gate(matrix, path="matrix.json"):
+def gate(matrix: JsonObject, path: str = "matrix.json") -> JsonObject:
     """The verdict; InputError when the matrix cannot be judged (check_versions) or nothing in it
     was compared and nothing failed."""
     check_versions(matrix, path)
     ordered = [v["version"] for v in matrix["versions"]]
-    pairs = []
+    pairs: List[JsonObject] = []
     for old, new in zip(ordered, ordered[1:]):  # each version against its older neighbour
         regressions, changes = compare_pair(matrix, old, new)
         pairs.append({"old": old, "new": new, "regressions": regressions, "changes": changes})
@@ -214,7 +220,7 @@ def gate(matrix, path="matrix.json"):
             f"{path}: nothing compared: none of its {len(matrix['cells'])} "
             "cell(s) passed or failed on any version"
         )
-    verdict = {
+    verdict: JsonObject = {
         "schema": "torchplace.matrix_gate/1",
         "verdict": "fail" if failed else "pass",
         "compared": compared,
@@ -231,13 +237,13 @@ def gate(matrix, path="matrix.json"):
     return verdict
 
 
-def _short(text, limit=160):
+def _short(text: object, limit: int = 160) -> str:
     """The first line of a message, cut at `limit` characters (matrix-gate.json keeps it whole)."""
     line = str(text).split("\n", 1)[0]
     return line if len(line) <= limit and "\n" not in str(text) else line[:limit] + "…"
 
 
-def print_verdict(verdict, stream):
+def print_verdict(verdict: JsonObject, stream: TextIO) -> None:
     for pair in verdict["pairs"]:
         print(
             f"{pair['old']} -> {pair['new']}: {len(pair['regressions'])} regression(s), "
@@ -270,7 +276,7 @@ def print_verdict(verdict, stream):
     print(f"matrix gate: {verdict['verdict']}", file=stream)
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--out"):
         print(__doc__, file=sys.stderr)
         return EXIT_USAGE
@@ -310,7 +316,7 @@ def main(argv):
     return code
 
 
-def _say(text):
+def _say(text: str) -> None:
     try:
         print(text.encode("utf-8", "backslashreplace").decode("utf-8"), file=sys.stderr)
     except (OSError, ValueError, UnicodeError):

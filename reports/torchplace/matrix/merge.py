@@ -16,13 +16,20 @@ merging host is never probed. A missing or unreadable such column is exit 3, nam
 exit: 0 written, 64 bad arguments, 3 a column's run.json or results.json unreadable or malformed
 (or a bare VERSION's column missing)
 """
+from __future__ import annotations
+
 import json
 import os
 import re
 import sys
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchplace import schema as data
 from torchplace.matrix.summary import render
+from torchplace.schema import JsonObject
+
+# A column: its matrix.json entry and its results.json (None when it did not run).
+Column = Tuple[JsonObject, Optional[JsonObject]]
 
 SCHEMA = data.MATRIX_SCHEMA
 CUDA_COLUMN = "cuda-2.6.0"
@@ -39,7 +46,7 @@ RUN_SPECIFIC = (
 )
 
 
-def comparable(value):
+def comparable(value: object) -> object:
     """`value` with run-specific parts masked (a string), or `value` itself."""
     if not isinstance(value, str):
         return value
@@ -48,7 +55,7 @@ def comparable(value):
     return value
 
 
-def read_text(path):
+def read_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             return handle.read()
@@ -56,20 +63,20 @@ def read_text(path):
         return ""
 
 
-def first_error(build_log):
+def first_error(build_log: str) -> Optional[str]:
     for line in build_log.splitlines():
         if FIRST_ERROR.search(line):
             return line.strip()
     return None
 
 
-def load_run_record(column_dir):
+def load_run_record(column_dir: str) -> Dict[str, JsonObject]:
     """The column's run.json steps ({} when the column wrote none: it did not get to build)."""
     path = os.path.join(column_dir, "run.json")
     return data.load_run(path)["steps"] if os.path.exists(path) else {}
 
 
-def column_status(steps, results_exist):
+def column_status(steps: Dict[str, JsonObject], results_exist: bool) -> str:
     """ok, build_failed, compiled (--cuda-compile), run_failed (no results) or run_crashed (the
     scenario binary exited with neither 0 nor 1): the column's status from its run record."""
     build = steps.get("build", {}).get("status")
@@ -93,7 +100,7 @@ def recorded_root(column_dir: str, version: str) -> str:
     return root
 
 
-def load_column(out_dir, version, root):
+def load_column(out_dir: str, version: str, root: Optional[str]) -> Column:
     """The version's entry of matrix.json and its results (or None when it did not run); root
     None: a column made elsewhere, its root read from its own run.json."""
     column_dir = os.path.join(out_dir, version)
@@ -103,7 +110,8 @@ def load_column(out_dir, version, root):
     results_path = os.path.join(column_dir, "results.json")
     status = column_status(steps, os.path.exists(results_path))
     results = load_column_results(results_path) if status in ("ok", "run_crashed") else None
-    empty = status == "ok" and not results["cells"]  # a filter or a broken registry: no evidence
+    # a filter or a broken registry: no evidence (status ok: its results were read)
+    empty = status == "ok" and results is not None and not results["cells"]
     status = "run_incomplete" if empty else status
     prepare, build = steps.get("prepare", {}), steps.get("build", {})
     run_seconds = sum(steps.get(name, {}).get("seconds", 0) for name in ("scenarios", "bench"))
@@ -138,7 +146,7 @@ def load_column(out_dir, version, root):
     return entry, results
 
 
-def crash_problem(steps):
+def crash_problem(steps: Dict[str, JsonObject]) -> str:
     code = steps["scenarios"].get("exit")
     if code is None:
         return "run.json's scenarios step has no exit: the scenario binary's exit is unknown"
@@ -150,7 +158,7 @@ def crash_problem(steps):
     )
 
 
-def mark_incomplete(columns):
+def mark_incomplete(columns: List[Column]) -> None:
     """A column that ran but lacks cells another column has: status run_incomplete."""
     ran = [(entry, results) for entry, results in columns if results is not None]
     every = (
@@ -166,7 +174,7 @@ def mark_incomplete(columns):
             )
 
 
-def load_column_results(path):
+def load_column_results(path: str) -> JsonObject:
     """A column's results.json, with every field cell_entry reads; InputError otherwise."""
     results = data.load_results(path)
     for index, cell in enumerate(results["cells"]):
@@ -176,7 +184,7 @@ def load_column_results(path):
     return results
 
 
-def cell_entry(cell):
+def cell_entry(cell: JsonObject) -> JsonObject:
     observed = cell["observed"]
     return {
         "status": cell["status"],
@@ -191,9 +199,9 @@ def cell_entry(cell):
     }
 
 
-def merge_cells(columns):
+def merge_cells(columns: List[Column]) -> List[JsonObject]:
     """columns: [(entry, results)] oldest first -> the cells list of matrix.json."""
-    cells = {}
+    cells: Dict[str, JsonObject] = {}
     for entry, results in columns:
         for cell in (results or {}).get("cells", []):
             merged = cells.setdefault(
@@ -230,8 +238,8 @@ DIFFERENCE_KINDS = (
 )
 
 
-def differences(cells, ran_versions):
-    found = []
+def differences(cells: List[JsonObject], ran_versions: Sequence[str]) -> List[JsonObject]:
+    found: List[JsonObject] = []
     for cell in cells:
         present = {v: cell["by_version"].get(v) for v in ran_versions}
         for kind, key in DIFFERENCE_KINDS:
@@ -241,12 +249,14 @@ def differences(cells, ran_versions):
     return found
 
 
-def merge(out_dir, version_roots, require_cuda=False):
+def merge(
+    out_dir: str, version_roots: Sequence[Tuple[str, Optional[str]]], require_cuda: bool = False
+) -> JsonObject:
     columns = [load_column(out_dir, version, root) for version, root in version_roots]
     mark_incomplete(columns)
     cells = merge_cells(columns)
     ran = [entry["version"] for entry, results in columns if results is not None]
-    matrix = {
+    matrix: JsonObject = {
         "schema": SCHEMA,
         "versions": [entry for entry, _ in columns],
         "cells": cells,
@@ -262,7 +272,7 @@ def merge(out_dir, version_roots, require_cuda=False):
     return matrix
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if len(argv) == 3 and argv[1] == "--status":
         try:
             steps = load_run_record(argv[2])

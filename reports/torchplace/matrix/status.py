@@ -5,12 +5,15 @@ compiled, and no cell failed on any version. Prints one line per thing that is n
 usage: python3 -m torchplace.matrix.status MATRIX_JSON
 exit: 0 all ok, 1 something is not ok, 3 unreadable or malformed input, 64 bad arguments
 """
+from __future__ import annotations
+
 import sys
+from typing import List
 
 from torchplace import schema
 
 
-def not_ok(matrix):
+def not_ok(matrix: schema.JsonObject) -> List[str]:
     """What is not ok in a matrix document, one line each (empty: all ok)."""
     bad = [
         f"{v['version']}: {v['status']}" + (f" ({v['problem']})" if v.get("problem") else "")
@@ -32,7 +35,7 @@ def not_ok(matrix):
     return bad
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return schema.EXIT_USAGE

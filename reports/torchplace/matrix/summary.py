@@ -1,8 +1,13 @@
 """A plain-text (Markdown) view of matrix.json: the columns, the grid of cells, and every
 difference between versions. The full report (ci/torchplace report) draws the same data."""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from torchplace.schema import JsonObject
 
 
-def _cell_text(entry):
+def _cell_text(entry: Optional[JsonObject]) -> str:
     if entry is None:
         return "absent"
     text = f"{entry['status']} {entry.get('category', '?')}"
@@ -11,7 +16,7 @@ def _cell_text(entry):
     return text
 
 
-def _columns(matrix):
+def _columns(matrix: JsonObject) -> List[str]:
     lines = [
         "| LibTorch | root | status | root s | install s | build s | run s | bench | first error |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -34,7 +39,7 @@ def _columns(matrix):
     return lines
 
 
-def _grid(matrix):
+def _grid(matrix: JsonObject) -> List[str]:
     versions = [v["version"] for v in matrix["versions"]]
     lines = ["| cell | " + " | ".join(versions) + " |", "|---|" + "---|" * len(versions)]
     for cell in matrix["cells"]:
@@ -44,7 +49,7 @@ def _grid(matrix):
     return lines
 
 
-def _differences(matrix):
+def _differences(matrix: JsonObject) -> List[str]:
     if not matrix["differences"]:
         return ["No cell differs between the versions that ran."]
     lines = []
@@ -55,7 +60,7 @@ def _differences(matrix):
     return lines
 
 
-def render(matrix):
+def render(matrix: JsonObject) -> str:
     parts = [
         "# LibTorch version matrix",
         "",
