@@ -3,9 +3,13 @@
 Every repetition is kept: the plots draw the median with whiskers from the minimum to the maximum
 repetition, so a single noisy repetition shows instead of hiding in a mean.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 from torchplace import schema as data
 
@@ -28,14 +32,14 @@ class Measurement:
 
     run_name: str
     family: str
-    fields: dict
-    entries: list = field(default_factory=list)
+    fields: Dict[str, str]
+    entries: List[Dict[str, Any]] = field(default_factory=list)
 
-    def seconds(self):
+    def seconds(self) -> npt.NDArray[np.float64]:
         """Wall time per iteration of each repetition, in seconds."""
         return np.array([data.seconds(entry) for entry in self.entries])
 
-    def gbps(self):
+    def gbps(self) -> npt.NDArray[np.float64]:
         """Each repetition's bandwidth in GB/s (1e9 bytes/s): bytes_per_second, else bytes/time."""
         values = []
         for entry in self.entries:
@@ -46,11 +50,11 @@ class Measurement:
                 values.append(moved / data.seconds(entry) / 1e9 if moved else float("nan"))
         return np.array(values)
 
-    def has_counter(self, name):
+    def has_counter(self, name: str) -> bool:
         """True when any repetition reports the user counter `name` (then all must)."""
         return any(name in entry for entry in self.entries)
 
-    def counter(self, name):
+    def counter(self, name: str) -> npt.NDArray[np.float64]:
         """A user counter of each repetition (entries lacking it are missing fields)."""
         for entry in self.entries:
             data.require(entry, (name,), f"benchmark {entry['name']}")
@@ -62,25 +66,27 @@ class BenchData:
     """bench.json, sorted out: measurements by run_name, planned skips and real failures."""
 
     path: str
-    context: dict
-    measurements: dict
-    skips: list  # (run_name, reason)
-    failures: list  # (run_name, message)
+    context: Dict[str, Any]
+    measurements: Dict[str, Measurement]
+    skips: List[Tuple[str, str]]  # (run_name, reason)
+    failures: List[Tuple[str, str]]  # (run_name, message)
 
-    def family(self, name):
+    def family(self, name: str) -> List[Measurement]:
         return [m for m in self.measurements.values() if m.family == name]
 
 
-def spread(values):
+def spread(values: Iterable[float] | npt.NDArray[np.float64]) -> Tuple[float, float, float]:
     """(median, min, max) of the repetitions; NaN-free input expected."""
     values = np.asarray(values, dtype=float)
     return float(np.median(values)), float(values.min()), float(values.max())
 
 
-def load(path):
+def load(path: str) -> BenchData:
     """Reads bench.json; InputError names the file and the problem."""
     doc = data.load_benchmarks(path)
-    measurements, skips, failures = {}, {}, {}
+    measurements: Dict[str, Measurement] = {}
+    skips: Dict[str, str] = {}
+    failures: Dict[str, str] = {}
     for run_name, group in data.iteration_groups(doc, path, required=ITERATION_FIELDS).items():
         if group["skip"] is not None:
             skips[run_name] = group["skip"]
@@ -98,7 +104,13 @@ def load(path):
     )
 
 
-def _check_origin(path, doc, measurements, skips, failures):
+def _check_origin(
+    path: str,
+    doc: Dict[str, Any],
+    measurements: Dict[str, Measurement],
+    skips: Dict[str, str],
+    failures: Dict[str, str],
+) -> None:
     """Rejects Google Benchmark output of some other program."""
     if "torchplace_fingerprint" in doc["context"]:
         return

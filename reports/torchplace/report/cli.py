@@ -10,7 +10,11 @@ removed, the PNGs written, and the pages last, each atomically, SIGTERM held bac
 Exit codes: 0 written, 64 bad arguments, 3 bad input, a tool error, a folder it cannot write,
 SIGTERM, or no matplotlib.
 """
+from __future__ import annotations
+
 import sys
+from argparse import Namespace
+from typing import Any, Dict, List, Mapping, Optional, TextIO, Union
 
 from torchplace import schema as data
 from torchplace.schema import EXIT_INPUT, EXIT_OK
@@ -23,7 +27,7 @@ INSTALL_HINT = (
 )
 
 
-def parse_args(argv):
+def parse_args(argv: List[str]) -> Namespace:
     parser = data.ArgumentParser(prog=PROG, description=__doc__.split("\n")[1])
     parser.add_argument(
         "in_dir", help="run folder holding results.json or matrix.json (bench.json optional)"
@@ -32,14 +36,14 @@ def parse_args(argv):
     return parser.parse_args(argv)  # exits EXIT_USAGE on bad arguments
 
 
-def render(in_dir):
+def render(in_dir: str) -> Dict[str, Union[str, bytes]]:
     """{file name: bytes or str} of the whole report; raises data.InputError on bad input."""
     from torchplace.report import analysis, inputs, page, summary
 
     run = inputs.load_run(in_dir)
     try:
         result = analysis.analyse(run)
-        files = analysis.figures(result)
+        files: Dict[str, Any] = analysis.figures(result)  # the PNGs, then the pages (str)
     except (AttributeError, KeyError, TypeError, ValueError) as error:  # a field of the wrong type
         raise data.InputError(f"{in_dir}: unexpected content ({type(error).__name__}: {error})")
     files["summary.md"] = summary.render(result)
@@ -50,14 +54,14 @@ def render(in_dir):
 PAGES = ("index.html", "summary.md")  # an earlier run's pages: removed before new figures land
 
 
-def write(out_dir, files):
+def write(out_dir: str, files: Mapping[str, Union[str, bytes]]) -> None:
     """Every file encoded first, then the PNGs, summary.md and index.html last, each atomically,
     an earlier index.html and summary.md removed first and SIGTERM held back meanwhile: new
     figures never stand beside an old page (schema.write_set)."""
     data.write_set(out_dir, files, last="index.html", stale=PAGES)
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     args = parse_args(argv)
     data.exit_cleanly_on_sigterm()
     try:
@@ -89,7 +93,7 @@ def main(argv):
     return EXIT_OK
 
 
-def _say(text, stream=None):
+def _say(text: str, stream: Optional[TextIO] = None) -> None:
     """A message, whatever the stream can encode (a lone surrogate, an ASCII locale)."""
     stream = stream or sys.stderr
     try:

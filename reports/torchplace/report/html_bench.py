@@ -1,8 +1,14 @@
 """The benchmark sections of index.html: transfers, many small tensors, prefetch, CPU baselines."""
+from __future__ import annotations
+
 from html import escape
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from . import tables
 from .html_page import image, section, table
+
+if TYPE_CHECKING:
+    from .analysis import Analysis
 
 LISTED_SKIPS = 20  # more skipped benchmarks than this fold into a <details>
 DEVICE_COPY_LABEL = "device copy alone"
@@ -20,7 +26,7 @@ SPREAD_NOTE = (
 )
 
 
-def transfer_section(result, figures):
+def transfer_section(result: Analysis, figures: Dict[str, bytes]) -> str:
     bench = result.bench
     if bench is None:
         body = (
@@ -56,7 +62,7 @@ def transfer_section(result, figures):
     return section("transfers", "Transfers", body)
 
 
-def _percent_table(direction, result):
+def _percent_table(direction: str, result: Analysis) -> str:
     """One row per strategy (median GB/s and % of raw_cudamemcpy), each followed by a row of its
     device copy alone where the strategy reports one."""
     by_strategy = result.curves[direction]
@@ -85,7 +91,7 @@ def _percent_table(direction, result):
     return table(header, rows, numeric=range(1, len(sizes) + 1))
 
 
-def _prefetch_table(rows):
+def _prefetch_table(rows: List[Dict[str, Any]]) -> str:
     if not rows:
         return ""
     body = [
@@ -113,14 +119,14 @@ def _prefetch_table(rows):
     )
 
 
-def cpu_section(result, figures):
+def cpu_section(result: Analysis, figures: Dict[str, bytes]) -> str:
     if not result.cpu_curves and not result.mover_rows:
         return ""
     body = SPREAD_NOTE
     if result.cpu_curves:
         body += image(figures["cpu_copy.png"], "CPU copy baselines")
         sizes = sorted({p[0] for points in result.cpu_curves.values() for p in points})
-        rows = [
+        rows: Sequence[Sequence[str]] = [
             [escape(path), escape(like)]
             + [f"{percent[s]:.0f}%" if s in percent else "–" for s in sizes]
             for path, (like, percent) in result.cpu_percent.items()
@@ -147,11 +153,11 @@ def cpu_section(result, figures):
     return section("cpu", "CPU baselines", body)
 
 
-def _us(stat):
+def _us(stat: Optional[tables.Spread]) -> str:
     return f"{stat[0]:.3g}" if stat else "–"
 
 
-def failures_section(result):
+def failures_section(result: Analysis) -> str:
     if result.bench is None or not result.bench.failures:
         return ""
     rows = [

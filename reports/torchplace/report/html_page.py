@@ -1,12 +1,29 @@
 """index.html: one self-contained page (PNGs as data URIs, inline CSS, only in-page links)."""
+from __future__ import annotations
+
 import base64
 import json
 from collections import defaultdict
 from html import escape
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Collection,
+    DefaultDict,
+    Dict,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from torchplace import schema as data
 
 from . import matrix
+
+if TYPE_CHECKING:
+    from .bench import BenchData
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1300px;color:#222;line-height:1.4}
@@ -36,15 +53,17 @@ TEXT_ON = {
 }
 
 
-def data_uri(png):
+def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def image(png, alt):
+def image(png: bytes, alt: str) -> str:
     return f'<p><img src="{data_uri(png)}" alt="{escape(alt)}"></p>'
 
 
-def table(header, rows, numeric=()):
+def table(
+    header: Iterable[str], rows: Iterable[Sequence[str]], numeric: Collection[int] = ()
+) -> str:
     """rows of already-escaped HTML strings; columns listed in numeric are right-aligned."""
     head = "".join(f"<th>{h}</th>" for h in header)
     body = "".join(
@@ -59,11 +78,11 @@ def table(header, rows, numeric=()):
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def section(anchor, title, body):
+def section(anchor: str, title: str, body: str) -> str:
     return f'<section id="{anchor}"><h2>{escape(title)}</h2>{body}</section>'
 
 
-def machine_line(fingerprint):
+def machine_line(fingerprint: Dict[str, Any]) -> str:
     """'LibTorch 2.5.1 · CUDA 12.4 · NVIDIA H200 · driver 550.127.08 · ... · gcc 12.2.0'."""
     cuda = fingerprint.get("cuda") or {}
     gpus = ", ".join(g.get("name", "?") for g in cuda.get("gpus") or []) or "no GPU"
@@ -80,7 +99,9 @@ def machine_line(fingerprint):
     return " · ".join(str(part) for part in parts if part)
 
 
-def synthetic_sources(results, matrix, bench) -> "list[tuple[str, str]]":
+def synthetic_sources(
+    results: Optional[Dict[str, Any]], matrix: Optional[Dict[str, Any]], bench: Optional[BenchData]
+) -> List[Tuple[str, str]]:
     """(where, why) for every input that says it is hand-made test data, not a measurement."""
     marks = [("results.json", data.synthetic_reason((results or {}).get("fingerprint")))]
     marks += [
@@ -96,7 +117,7 @@ def synthetic_sources(results, matrix, bench) -> "list[tuple[str, str]]":
     return [(where, reason) for where, reason in marks if reason is not None]
 
 
-def synthetic_banner(sources) -> str:
+def synthetic_banner(sources: List[Tuple[str, str]]) -> str:
     """The page's first lines when any input is synthetic: SYNTHETIC in large type, and why."""
     if not sources:
         return ""
@@ -108,7 +129,7 @@ def synthetic_banner(sources) -> str:
     )
 
 
-def fingerprint_section(results, bench):
+def fingerprint_section(results: Dict[str, Any], bench: Optional[BenchData]) -> str:
     rows = _flatten(results["fingerprint"])
     reason = data.synthetic_reason(results["fingerprint"])
     body = (
@@ -152,7 +173,7 @@ def fingerprint_section(results, bench):
     return section("fingerprint", "Fingerprint", body)
 
 
-def _flatten(value, prefix=""):
+def _flatten(value: object, prefix: str = "") -> List[Tuple[str, str]]:
     if isinstance(value, dict):
         return [pair for k, v in value.items() for pair in _flatten(v, f"{prefix}{k}.")]
     if isinstance(value, list) and value and isinstance(value[0], dict):
@@ -160,7 +181,7 @@ def _flatten(value, prefix=""):
     return [(prefix.rstrip("."), json.dumps(value) if not isinstance(value, str) else value)]
 
 
-def legend_html():
+def legend_html() -> str:
     return (
         "<p>"
         + " ".join(
@@ -172,7 +193,7 @@ def legend_html():
     )
 
 
-def grid_table(grid):
+def grid_table(grid: matrix.Grid) -> str:
     """The matrix as an HTML table; the hover text (title) holds the reason or message."""
     footnotes = grid.footnotes()
     head = "".join(f"<th>{escape(h)}</th>" for h in ["scenario · variant"] + grid.columns)
@@ -189,7 +210,7 @@ def grid_table(grid):
     return f"<table><tr>{head}</tr>{body}</table>{notes}"
 
 
-def _grid_cell(cell, footnotes):
+def _grid_cell(cell: Optional[matrix.Cell], footnotes: Dict[str, int]) -> str:
     if cell is None:
         return "<td></td>"
     mark = f"[{footnotes[cell.detail]}]" if cell.category == matrix.SKIPPED else cell.category
@@ -199,7 +220,7 @@ def _grid_cell(cell, footnotes):
     return f'<td class="cell" style="{style}" title="{title}">{escape(mark)}</td>'
 
 
-def cells_section(results):
+def cells_section(results: Dict[str, Any]) -> str:
     rows = []
     for cell in results["cells"]:
         expected, observed = cell["expected"], cell["observed"]
@@ -218,26 +239,26 @@ def cells_section(results):
     return section("cells", f"All cells ({len(rows)}), with raw error messages", body)
 
 
-def _outcome(part):
+def _outcome(part: Dict[str, Any]) -> str:
     outcome = escape(str(part.get("outcome")))
     return outcome + (f" ({escape(part['error_class'])})" if part.get("error_class") else "")
 
 
-def skips_section(results, bench):
-    by_reason = defaultdict(list)
+def skips_section(results: Dict[str, Any], bench: Optional[BenchData]) -> str:
+    by_reason: DefaultDict[str, List[str]] = defaultdict(list)
     for cell in results["cells"]:
         if cell["status"] == "skip":
             by_reason[cell["reason"] or "(no reason given)"].append(cell["id"])
     body = "<h3>Scenario cells</h3>" + _reason_table(by_reason)
     if bench is not None:
-        bench_reasons = defaultdict(list)
+        bench_reasons: DefaultDict[str, List[str]] = defaultdict(list)
         for name, reason in bench.skips:
             bench_reasons[reason].append(name)
         body += "<h3>Benchmarks</h3>" + _reason_table(bench_reasons)
     return section("skips", "Skips and their reasons", body)
 
 
-def _reason_table(by_reason):
+def _reason_table(by_reason: Dict[str, List[str]]) -> str:
     if not by_reason:
         return "<p>None.</p>"
     rows = [

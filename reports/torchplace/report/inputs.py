@@ -3,9 +3,11 @@
 A version matrix folder (ci/torchplace matrix) holds matrix.json and no results.json of its own;
 its report shows the version matrix and says that no single-run results are present.
 """
+from __future__ import annotations
+
 import os
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from torchplace import schema as data
 
@@ -15,12 +17,12 @@ from . import bench as benchmod
 @dataclass
 class RunInputs:
     folder: str
-    results: Optional[dict]  # None: no results.json, only a version matrix
+    results: Optional[Dict[str, Any]]  # None: no results.json, only a version matrix
     bench: Optional[benchmod.BenchData]  # None: no bench.json in the folder
-    matrix: Optional[dict]  # None: no matrix.json
+    matrix: Optional[Dict[str, Any]]  # None: no matrix.json
 
 
-def load_run(folder):
+def load_run(folder: str) -> RunInputs:
     """Everything the report needs; InputError names the file and the problem."""
     if not os.path.isdir(folder):
         raise data.InputError(f"{folder}: not a folder")

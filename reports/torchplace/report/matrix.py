@@ -4,7 +4,10 @@ Each cell falls into one of the outcome categories of results.json ("category", 
 torchplace.schema.CATEGORIES; "failed" is shown as "unexpected"), coloured the same in the PNG and
 the page. Only the first three are evidence; the unexercised ones ran without proving anything.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import Dict, List, Tuple
 
 from torchplace import schema as data
 
@@ -71,13 +74,13 @@ class Cell:
 @dataclass
 class Grid:
     title: str
-    rows: list  # row labels, in first-seen order
-    columns: list
-    cells: dict  # (row, column) -> Cell
+    rows: List[str]  # row labels, in first-seen order
+    columns: List[str]
+    cells: Dict[Tuple[str, str], Cell]  # (row, column) -> Cell
 
-    def footnotes(self):
+    def footnotes(self) -> Dict[str, int]:
         """Distinct skip reasons, numbered from 1: {reason: number}."""
-        numbers = {}
+        numbers: Dict[str, int] = {}
         for row in self.rows:
             for column in self.columns:
                 cell = self.cells.get((row, column))
@@ -85,20 +88,20 @@ class Grid:
                     numbers[cell.detail] = len(numbers) + 1
         return numbers
 
-    def counts(self):
+    def counts(self) -> Dict[str, int]:
         counts = dict.fromkeys(CATEGORIES, 0)
         for cell in self.cells.values():
             counts[cell.category] += 1
         return counts
 
-    def evidence(self):
+    def evidence(self) -> Tuple[int, int]:
         """(cells that proved something, cells that ran): the headline of the page and summary."""
         counts = self.counts()
         proved = sum(counts[c] for c in (EXPECTED_ERROR, PASSED, RACE_SHOWN))
         return proved, proved + sum(counts[c] for c in (UNEXERCISED, LATENT, RACE_NOT_SHOWN))
 
 
-def row_label(scenario, axes):
+def row_label(scenario: str, axes: Dict[str, str]) -> str:
     """'forgotten_labels · loss=nll · variant=broken' (the variant last)."""
     parts = [f"{key}={value}" for key, value in axes.items() if key != "variant"]
     if "variant" in axes:
@@ -106,7 +109,7 @@ def row_label(scenario, axes):
     return " · ".join([scenario] + parts)
 
 
-def categorise(category, status, detail, cell_id):
+def categorise(category: str, status: str, detail: str, cell_id: str) -> Cell:
     """The grid cell of one machine category; the hover text says what it rests on."""
     label = BY_MACHINE_VALUE[category]
     if label == SKIPPED:
@@ -116,9 +119,11 @@ def categorise(category, status, detail, cell_id):
     return Cell(label, detail, cell_id)
 
 
-def from_results(results):
+def from_results(results: data.JsonObject) -> Grid:
     """The grid of one run: columns are the devices."""
-    rows, columns, cells = [], [], {}
+    rows: List[str] = []
+    columns: List[str] = []
+    cells: Dict[Tuple[str, str], Cell] = {}
     for cell in results["cells"]:
         row, column = row_label(cell["scenario"], cell["axes"]), device_column(cell["device"])
         _add_unique(rows, row)
@@ -133,10 +138,11 @@ def from_results(results):
     return Grid("Scenario outcomes, this run", rows, sorted(columns, key=_device_key), cells)
 
 
-def from_version_matrix(matrix):
+def from_version_matrix(matrix: data.JsonObject) -> Grid:
     """The grid across LibTorch versions: columns are 'version · device'."""
     versions = {v["version"]: v for v in matrix["versions"]}
-    rows, cells = [], {}
+    rows: List[str] = []
+    cells: Dict[Tuple[str, str], Cell] = {}
     devices = sorted({device_column(cell["device"]) for cell in matrix["cells"]}, key=_device_key)
     columns = [f"{version} · {device}" for version in versions for device in devices]
     for cell in matrix["cells"]:
@@ -158,16 +164,16 @@ def from_version_matrix(matrix):
     return Grid("Scenario outcomes by LibTorch version", rows, columns, cells)
 
 
-def _add_unique(items, item):
+def _add_unique(items: List[str], item: str) -> None:
     if item not in items:
         items.append(item)
 
 
-def device_column(device):
+def device_column(device: str) -> str:
     """A device's column title: the simulated device (harness/sim/) is labelled as such."""
     return f"{device} (simulated)" if device.startswith("sim:") else device
 
 
-def _device_key(device):
+def _device_key(device: str) -> Tuple[bool, bool, bool, str]:
     """cpu first, then the simulated device, then cuda:0, cuda:1, then pairs."""
     return (device != "cpu", not device.startswith("sim:"), "+" in device, device)

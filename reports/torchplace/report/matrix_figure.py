@@ -1,5 +1,8 @@
 """The outcome matrix as a PNG: coloured cells, skip reasons as numbered footnotes."""
+from __future__ import annotations
+
 import textwrap
+from typing import Tuple
 
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Patch
@@ -16,7 +19,7 @@ MAX_COLUMNS = 40
 MAX_FOOTNOTES = 30
 
 
-def capped(grid):
+def capped(grid: matrix.Grid) -> matrix.Grid:
     """The grid cut to MAX_ROWS x MAX_COLUMNS, its title saying so (the page's tables list every
     cell): a run with thousands of distinct rows still renders."""
     rows, columns = grid.rows[:MAX_ROWS], grid.columns[:MAX_COLUMNS]
@@ -32,7 +35,7 @@ def capped(grid):
     return matrix.Grid(note, rows, columns, keep)
 
 
-def empty(grid):
+def empty(grid: matrix.Grid) -> bytes:
     """A run without cells: a small figure that says so (imshow refuses an empty image)."""
     figure, axis = plt.subplots(figsize=(8, 1.6))
     axis.axis("off")
@@ -40,7 +43,7 @@ def empty(grid):
     return to_png(figure)
 
 
-def outcome_matrix(grid):
+def outcome_matrix(grid: matrix.Grid) -> bytes:
     if not grid.rows or not grid.columns:
         return empty(grid)
     grid = capped(grid)
@@ -113,6 +116,6 @@ def outcome_matrix(grid):
     return to_png(figure)
 
 
-def _colour(grid, row, column):
+def _colour(grid: matrix.Grid, row: str, column: str) -> Tuple[float, float, float]:
     cell = grid.cells.get((row, column))
     return to_rgb(matrix.COLOURS[cell.category]) if cell else (1.0, 1.0, 1.0)

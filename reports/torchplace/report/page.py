@@ -1,7 +1,11 @@
 """Assembles index.html from the sections."""
+from __future__ import annotations
+
 from html import escape
+from typing import Dict, Tuple
 
 from . import html_bench, html_page
+from .analysis import Analysis
 from .html_page import image, section, table
 
 
@@ -11,7 +15,7 @@ NO_RESULTS = (
 )
 
 
-def render(result, figures):
+def render(result: Analysis, figures: Dict[str, bytes]) -> str:
     results = result.inputs.results
     parts = [
         _outcomes_section(result, figures),
@@ -49,15 +53,17 @@ def render(result, figures):
     )
 
 
-def _heading(result):
+def _heading(result: Analysis) -> Tuple[str, str]:
     """(title, HTML lines under it): the run's machine and counts, or the matrix's versions."""
     results = result.inputs.results
     if results is None:
+        assert result.inputs.matrix is not None  # inputs.load_run reads one of the two
         versions = [v["version"] for v in result.inputs.matrix["versions"]]
         return (
             f"torchplace report — LibTorch version matrix ({', '.join(versions)})",
             f"<p>{escape(NO_RESULTS)}</p>",
         )
+    assert result.grid is not None  # analyse() draws it from every results.json
     headline = ", ".join(f"{n} {category}" for category, n in result.grid.counts().items() if n)
     proved, ran = result.grid.evidence()
     headline += f"; {proved} of the {ran} cells that ran are evidence"
@@ -68,7 +74,7 @@ def _heading(result):
     )
 
 
-def _outcomes_section(result, figures):
+def _outcomes_section(result: Analysis, figures: Dict[str, bytes]) -> str:
     if result.grid is None:
         return section("outcomes", "Scenario outcome matrix", f"<p>{escape(NO_RESULTS)}</p>")
     body = html_page.legend_html() + "<p>Hover over a cell for its reason or error class.</p>"
@@ -81,10 +87,11 @@ def _outcomes_section(result, figures):
     return section("outcomes", "Scenario outcome matrix", body)
 
 
-def _version_section(result, figures):
+def _version_section(result: Analysis, figures: Dict[str, bytes]) -> str:
     doc = result.inputs.matrix
     if doc is None:
         return ""
+    assert result.version_grid is not None  # analyse() draws it from every matrix.json
     rows = [
         (
             escape(v["version"]),

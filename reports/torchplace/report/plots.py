@@ -2,7 +2,10 @@
 
 Points are medians over the repetitions; whiskers span the minimum to the maximum repetition.
 """
+from __future__ import annotations
+
 import io
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Tuple
 
 import matplotlib
 
@@ -18,6 +21,11 @@ from matplotlib.ticker import (  # noqa: E402
 
 from . import tables  # noqa: E402
 
+if TYPE_CHECKING:  # matplotlib 3.6 has no type hints: these read as Any to mypy
+    from matplotlib.axes import Axes
+    from matplotlib.container import ErrorbarContainer
+    from matplotlib.figure import Figure
+
 DPI = 110
 plt.rcParams.update(
     {
@@ -32,7 +40,7 @@ plt.rcParams.update(
 DIRECTION_TITLES = {"h2d": "host → device", "d2h": "device → host"}
 # One colour and marker per strategy, the same in every panel (Paul Tol's bright scheme; its
 # seven colours are taken, so pinned_resident borrows indigo from his muted scheme).
-STRATEGY_STYLES = {
+STRATEGY_STYLES: Dict[str, Dict[str, Any]] = {
     "raw_cudamemcpy": dict(color="black", linestyle="--", linewidth=2.2, marker="D", zorder=3),
     "pinned_resident": dict(color="#332288", marker="P", linewidth=2.0),
     "pinned_staging_reuse": dict(color="#4477AA", marker="o"),
@@ -44,14 +52,14 @@ STRATEGY_STYLES = {
 }
 
 
-def to_png(figure):
+def to_png(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
     plt.close(figure)
     return buffer.getvalue()
 
 
-def _size_axis(axis, sizes):
+def _size_axis(axis: Axes, sizes: Iterable[int]) -> None:
     """A log2 x axis ticked at the measured sizes, labelled 4 KiB, 64 MiB, ..."""
     axis.set_xscale("log", base=2)
     axis.xaxis.set_major_locator(FixedLocator(sorted(set(sizes))))
@@ -61,7 +69,7 @@ def _size_axis(axis, sizes):
     axis.set_xlabel("transfer size (bytes, log scale)")
 
 
-def _log_y(axis, label):
+def _log_y(axis: Axes, label: str) -> None:
     """A log y axis ticked at 1-2-5 steps and labelled with plain numbers (0.5, 2, 50)."""
     axis.set_yscale("log")
     axis.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
@@ -70,7 +78,7 @@ def _log_y(axis, label):
     axis.set_ylabel(label)
 
 
-def _errorbar(axis, points, **style):
+def _errorbar(axis: Axes, points: List[tables.Point], **style: Any) -> ErrorbarContainer:
     """points: [(x, median, min, max)]."""
     xs = [p[0] for p in points]
     medians = [p[1] for p in points]
@@ -79,7 +87,7 @@ def _errorbar(axis, points, **style):
     return axis.errorbar(xs, medians, yerr=errors, capsize=3, markersize=5, **style)
 
 
-def transfer_bandwidth(curves):
+def transfer_bandwidth(curves: tables.Curves) -> bytes:
     """Bandwidth against size, one panel per direction, raw_cudamemcpy as the ceiling line."""
     figure, axes = plt.subplots(
         1, len(curves), figsize=(6.5 * len(curves), 5.2), squeeze=False, sharey=True
@@ -111,7 +119,7 @@ def transfer_bandwidth(curves):
     return to_png(figure)
 
 
-def pinned_pageable(ratios):
+def pinned_pageable(ratios: Dict[str, List[tables.Point]]) -> bytes:
     """tables.PINNED (pinned_resident) / pageable bandwidth against size."""
     figure, axis = plt.subplots(figsize=(8, 4.6))
     sizes = []
@@ -126,7 +134,7 @@ def pinned_pageable(ratios):
     return to_png(figure)
 
 
-def small_tensors(groups):
+def small_tensors(groups: Dict[str, Dict[str, tables.Spread]]) -> bytes:
     """One horizontal bar chart per many-small-tensors case: time per batch by strategy."""
     figure, axes = plt.subplots(
         len(groups), 1, figsize=(8.5, 1.2 + 2.6 * len(groups)), squeeze=False
@@ -157,7 +165,7 @@ def small_tensors(groups):
     return to_png(figure)
 
 
-def cpu_copy(curves):
+def cpu_copy(curves: Dict[str, List[tables.Point]]) -> bytes:
     """CPU copy bandwidth against size, one line per path."""
     figure, axis = plt.subplots(figsize=(8, 4.8))
     sizes = []
@@ -178,14 +186,17 @@ def cpu_copy(curves):
     return to_png(figure)
 
 
-def batch_mover(rows):
+def batch_mover(rows: List[tables.MoverRow]) -> bytes:
     """Batch mover against a plain loop of .to(), time per call by tensor count."""
     figure, axis = plt.subplots(figsize=(8, 4.6))
     width = 0.38
     for offset, (index, name, colour) in zip(
         (-width / 2, width / 2), ((1, "mover", "#4477AA"), (2, "loop", "#CCBB44"))
     ):
-        present = [(i, row[index]) for i, row in enumerate(rows) if row[index]]
+        # row[1] and row[2] are the (median, min, max) of the mover and the loop
+        present: List[Tuple[int, Any]] = [
+            (i, row[index]) for i, row in enumerate(rows) if row[index]
+        ]
         xs = [i + offset for i, _ in present]
         medians = [stat[0] for _, stat in present]
         errors = [[s[0] - s[1] for _, s in present], [s[2] - s[0] for _, s in present]]

@@ -1,16 +1,22 @@
 """summary.md: a few lines for a CI step summary or a pull-request comment."""
+from __future__ import annotations
+
+from typing import List
+
 from . import html_page, tables
+from .analysis import Analysis
 
 MAX_LISTED = 8  # failures listed one by one; the rest are counted
 
 
-def render(result):
+def render(result: Analysis) -> str:
     lines = _synthetic_line(result)
     lines += ["## torchplace report", ""] + _run_lines(result)
     lines += _failures(result)
     lines += _transfers(result)
     if result.version_grid is not None:
         doc = result.inputs.matrix
+        assert doc is not None  # a version grid is drawn from matrix.json
         lines.append(
             f"- Version matrix: {len(doc['versions'])} LibTorch versions, "
             f"{len(doc.get('differences', []))} difference(s) between them."
@@ -19,7 +25,7 @@ def render(result):
     return "\n".join(lines) + "\n"
 
 
-def _synthetic_line(result) -> "list[str]":
+def _synthetic_line(result: Analysis) -> List[str]:
     """The first line when any input is hand-made test data: it is not a measurement."""
     sources = html_page.synthetic_sources(result.inputs.results, result.inputs.matrix, result.bench)
     if not sources:
@@ -28,7 +34,7 @@ def _synthetic_line(result) -> "list[str]":
     return [f"**SYNTHETIC: hand-made test data, not a measurement** ({why})", ""]
 
 
-def _run_lines(result):
+def _run_lines(result: Analysis) -> List[str]:
     """The machine line and the outcome counts of results.json, or why there are none."""
     results = result.inputs.results
     if results is None:
@@ -37,6 +43,7 @@ def _run_lines(result):
             "(a version matrix folder).",
             "",
         ]
+    assert result.grid is not None  # analyse() draws it from every results.json
     counts = result.grid.counts()
     proved, ran = result.grid.evidence()
     return [
@@ -52,7 +59,7 @@ def _run_lines(result):
     ]
 
 
-def _failures(result):
+def _failures(result: Analysis) -> List[str]:
     failed = result.failed_cells()
     lines = [f"- **unexpected** `{c['id']}`: {c['reason'][:160]}" for c in failed[:MAX_LISTED]]
     if len(failed) > MAX_LISTED:
@@ -71,7 +78,7 @@ def _failures(result):
     return lines
 
 
-def _transfers(result):
+def _transfers(result: Analysis) -> List[str]:
     if result.bench is None:
         return ["- Benchmarks: no bench.json in this run."]
     lines = []
@@ -87,8 +94,8 @@ def _transfers(result):
             )
             if share and raw:
                 text += f" ({share:.0f}% of raw_cudamemcpy {raw[-1][1]:.1f} GB/s)"
-            ratio = dict((r[0], r[1]) for r in result.ratios.get(direction, []))
-            text += f", {ratio[size]:.1f}× pageable" if size in ratio else ""
+            over = dict((r[0], r[1]) for r in result.ratios.get(direction, []))
+            text += f", {over[size]:.1f}× pageable" if size in over else ""
             alone = result.device_copy.get(direction, {}).get(tables.PINNED, {}).get(size)
             text += f"; device copy alone {alone:.1f} GB/s" if alone else ""
             lines.append(text + ".")

@@ -3,9 +3,17 @@
 Every statistic is (median, min, max) over the repetitions (see bench.spread); bandwidth is in
 GB/s = 1e9 bytes/s, times in milliseconds unless a name says otherwise.
 """
+from __future__ import annotations
+
 from collections import defaultdict
+from typing import Any, DefaultDict, Dict, List, Optional, Tuple
 
 from . import bench as benchmod
+
+Spread = Tuple[float, float, float]  # (median, min, max)
+Point = Tuple[int, float, float, float]  # (bytes, median, min, max)
+Curves = Dict[str, Dict[str, List[Point]]]  # {direction: {strategy: points by size}}
+MoverRow = Tuple[int, Optional[Spread], Optional[Spread], Optional[float]]
 
 RAW = "raw_cudamemcpy"  # cudaMemcpyAsync from cudaHostAlloc memory: the machine's ceiling
 # The pinned side of the pinned / pageable ratio: the batch already sits in pinned memory (what a
@@ -26,13 +34,13 @@ DEVICE_COPY = "device_copy_bytes_per_second"  # the copy alone, timed with CUDA 
 OVERLAP_TARGET = 1.1  # step / max(compute, copy)
 
 
-def strategy_key(name):
+def strategy_key(name: str) -> Tuple[int, str]:
     return (STRATEGY_ORDER.index(name) if name in STRATEGY_ORDER else len(STRATEGY_ORDER), name)
 
 
-def transfer_curves(bench):
+def transfer_curves(bench: benchmod.BenchData) -> Curves:
     """{direction: {strategy: [(bytes, median, min, max) GB/s, ...by size]}}."""
-    curves = defaultdict(lambda: defaultdict(list))
+    curves: DefaultDict[str, DefaultDict[str, List[Point]]] = defaultdict(lambda: defaultdict(list))
     for m in bench.family("transfer"):
         direction, strategy = m.fields.get("direction", "?"), m.fields.get("strategy", "?")
         curves[direction][strategy].append(
@@ -42,10 +50,12 @@ def transfer_curves(bench):
     return {d: {s: sorted(points) for s, points in curves[d].items()} for d in directions}
 
 
-def device_copy_medians(bench):
+def device_copy_medians(bench: benchmod.BenchData) -> Dict[str, Dict[str, Dict[int, float]]]:
     """{direction: {strategy: {bytes: median GB/s of the device copy alone}}}, for the transfer
     benchmarks that report DEVICE_COPY (the pinned strategies and raw_cudamemcpy)."""
-    table = defaultdict(lambda: defaultdict(dict))
+    table: DefaultDict[str, DefaultDict[str, Dict[int, float]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
     for m in bench.family("transfer"):
         if m.has_counter(DEVICE_COPY):
             direction, strategy = m.fields.get("direction", "?"), m.fields.get("strategy", "?")
@@ -54,7 +64,7 @@ def device_copy_medians(bench):
     return {d: dict(by_strategy) for d, by_strategy in table.items()}
 
 
-def percent_of_raw(curves):
+def percent_of_raw(curves: Curves) -> Dict[str, Dict[str, Dict[int, float]]]:
     """{direction: {strategy: {bytes: median % of raw_cudamemcpy's median}}} (no raw: empty)."""
     table = {}
     for direction, by_strategy in curves.items():
@@ -70,7 +80,7 @@ def percent_of_raw(curves):
     return table
 
 
-def pinned_pageable_ratio(curves):
+def pinned_pageable_ratio(curves: Curves) -> Dict[str, List[Point]]:
     """{direction: [(bytes, median ratio, low, high)]}: PINNED / pageable medians.
 
     The whiskers pair the extremes: low = pinned min / pageable max,
@@ -89,9 +99,9 @@ def pinned_pageable_ratio(curves):
     return ratios
 
 
-def small_tensor_bars(bench):
+def small_tensor_bars(bench: benchmod.BenchData) -> Dict[str, Dict[str, Spread]]:
     """{"small_tensors, h2d: 1000 tensors × 4 KiB": {strategy: (median, min, max) ms per batch}}."""
-    groups = defaultdict(dict)
+    groups: DefaultDict[str, Dict[str, Spread]] = defaultdict(dict)
     for family in ("small_tensors", "nested_batch"):
         for m in bench.family(family):
             f = m.fields
@@ -101,15 +111,15 @@ def small_tensor_bars(bench):
     return dict(groups)  # small_tensors first: the many-small-tensors case
 
 
-def tables_size(text):
+def tables_size(text: Optional[str]) -> str:
     return human_bytes(int(text)) if text and text.isdigit() else "? bytes"
 
 
-def prefetch_rows(bench):
+def prefetch_rows(bench: benchmod.BenchData) -> List[Dict[str, Any]]:
     """[{device, compute_ms, copy_ms, step_ms, overlap_ratio, meets_target}] medians."""
     rows = []
     for m in bench.family("prefetch_overlap"):
-        row = {"device": m.fields.get("device", "?")}
+        row: Dict[str, Any] = {"device": m.fields.get("device", "?")}
         for name in ("compute_ms", "copy_ms", "step_ms", "overlap_ratio"):
             row[name] = benchmod.spread(m.counter(name))[0]
         row["meets_target"] = row["overlap_ratio"] <= OVERLAP_TARGET
@@ -117,9 +127,9 @@ def prefetch_rows(bench):
     return rows
 
 
-def cpu_copy_curves(bench):
+def cpu_copy_curves(bench: benchmod.BenchData) -> Dict[str, List[Point]]:
     """{path: [(bytes, median, min, max) GB/s]} for the CPU copy baselines."""
-    curves = defaultdict(list)
+    curves: DefaultDict[str, List[Point]] = defaultdict(list)
     for m in bench.family("cpu_copy"):
         curves[m.fields.get("path", "?")].append(
             (int(m.fields.get("bytes", 0)),) + benchmod.spread(m.gbps())
@@ -133,7 +143,7 @@ CPU_LIKE = {"copy_": "memcpy", "clone": "alloc_memcpy", "to_dtype": "alloc_memcp
 CPU_BASELINES = ("memcpy", "alloc_memcpy")
 
 
-def cpu_copy_percent(curves):
+def cpu_copy_percent(curves: Dict[str, List[Point]]) -> Dict[str, Tuple[str, Dict[int, float]]]:
     """{path: (baseline, {bytes: median % of the baseline's median})} for each path of CPU_LIKE
     measured with its baseline; a path whose baseline is missing gets (baseline, {})."""
     percent = {}
@@ -151,9 +161,9 @@ def cpu_copy_percent(curves):
     return percent
 
 
-def batch_mover_rows(bench):
+def batch_mover_rows(bench: benchmod.BenchData) -> List[MoverRow]:
     """[(tensors, mover (median, min, max) us, loop (median, min, max) us, mover/loop)] by count."""
-    by_count = defaultdict(dict)
+    by_count: DefaultDict[int, Dict[str, Spread]] = defaultdict(dict)
     for m in bench.family("batch_mover"):
         by_count[int(m.fields.get("tensors", 0))][m.fields.get("impl", "?")] = benchmod.spread(
             m.seconds() * 1e6
@@ -166,7 +176,7 @@ def batch_mover_rows(bench):
     return rows
 
 
-def human_bytes(size):
+def human_bytes(size: float) -> str:
     """4096 -> '4 KiB', 67108864 -> '64 MiB'."""
     for unit in ("B", "KiB", "MiB"):
         if size < 1024:
