@@ -26,10 +26,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 from pathlib import Path
 
 from torchplace.mutation import operators_cpp, operators_py, scope
+from torchplace.mutation.operators_cpp import Mutant
 from torchplace.mutation.run import CannotJudge, configure, sync_tree
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, EXIT_FAIL, EXIT_OK, EXIT_USAGE, ROOT
 
@@ -43,7 +44,7 @@ def log(text: str) -> None:
     print(f"generated: {text}", file=sys.stderr, flush=True)
 
 
-def generate(langs=("cpp", "py"), files=None) -> list:
+def generate(langs: Sequence[str] = ("cpp", "py"), files: Optional[Sequence[str]] = None) -> list:
     """Every mutant in scope, in file then line order."""
     mutants = []
     for lang, table, module in (
@@ -90,18 +91,18 @@ def sample_order(mutants: list, seed: str) -> list:
     return sorted(mutants, key=lambda m: hashlib.sha256(f"{seed}:{m.id}".encode()).hexdigest())
 
 
-def is_cpp(mutant) -> bool:
+def is_cpp(mutant: Mutant) -> bool:
     return mutant.path in scope.CPP
 
 
-def apply(text, mutant):
+def apply(text: str, mutant: Mutant) -> str:
     return (operators_cpp if is_cpp(mutant) else operators_py).apply(text, mutant)
 
 
 class Scratch:
     """A scratch copy of the tree, configured once; builds and runs kill sets in it."""
 
-    def __init__(self, directory: Path, jobs: int, in_tree: Optional[Path] = None):
+    def __init__(self, directory: Path, jobs: int, in_tree: Optional[Path] = None) -> None:
         self.jobs = jobs
         if in_tree:  # CI: the checkout itself and its existing build; each file is restored
             self.tree, self.build_dir = ROOT, in_tree
@@ -122,7 +123,7 @@ class Scratch:
         sync_tree(self.tree)
         configure(self.tree, self.build_dir)
 
-    def build(self):
+    def build(self) -> Tuple[bool, str]:
         """(ok, output tail); a build past its deadline is not ok."""
         args = [
             "cmake",
@@ -139,7 +140,7 @@ class Scratch:
             return False, f"build timed out after {BUILD_TIMEOUT_S} s"
         return done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
-    def gtest(self, pattern: str):
+    def gtest(self, pattern: str) -> Tuple[str, str]:
         """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test)."""
         report = Path(tempfile.gettempdir()) / f"torchplace-generated-{os.getpid()}.json"
         report.unlink(missing_ok=True)
@@ -163,7 +164,7 @@ class Scratch:
             return "fail", ", ".join(failed) or f"exit {done.returncode}"
         return ("pass", f"{completed} test(s)") if completed else ("empty", "no test ran")
 
-    def ctest(self, regex: str, exclude: str, stop_on_failure: bool):
+    def ctest(self, regex: str, exclude: str, stop_on_failure: bool) -> Tuple[str, str]:
         args = [
             "ctest",
             "--test-dir",
@@ -203,7 +204,7 @@ class Scratch:
         return "fail", "; ".join(failed)[:300] or output[-300:]
 
 
-def kill_set(mutant) -> Any:
+def kill_set(mutant: Mutant) -> Any:
     return scope.CPP[mutant.path] if is_cpp(mutant) else scope.PYTHON[mutant.path]
 
 
@@ -226,7 +227,7 @@ def baseline(scratch: Scratch, mutants: list) -> None:
         log(f"baseline {kill}: pass ({detail})")
 
 
-def try_mutant(scratch: Scratch, mutant) -> dict:
+def try_mutant(scratch: Scratch, mutant: Mutant) -> dict:
     path = scratch.tree / mutant.path
     pristine = path.read_text()
     started = time.monotonic()
@@ -266,7 +267,7 @@ def summarise(records: list, equivalents_count: int) -> dict:
     }
 
 
-def parse_args(argv=None):
+def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python3 -m torchplace.mutation.generated", description=__doc__.splitlines()[0]
     )
@@ -307,7 +308,7 @@ def parse_args(argv=None):
     return args
 
 
-def select(args, mutants: list, equivalents: dict) -> list:
+def select(args: argparse.Namespace, mutants: list, equivalents: dict) -> list:
     if args.only:
         wanted = args.only.split(",")
         by_id = {mutant.id: mutant for mutant in mutants}
@@ -322,7 +323,7 @@ def select(args, mutants: list, equivalents: dict) -> list:
     return chosen[: args.limit] if args.limit else chosen
 
 
-def run(args, chosen: list, equivalents: dict) -> int:
+def run(args: argparse.Namespace, chosen: list, equivalents: dict) -> int:
     started = time.monotonic()
     # A CI step cancelled mid-mutant: the `finally` of try_mutant still restores the file.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(EXIT_ENV))
@@ -361,7 +362,7 @@ def run(args, chosen: list, equivalents: dict) -> int:
     return EXIT_OK
 
 
-def main(argv=None) -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     try:
         mutants = generate(args.langs, args.files.split(",") if args.files else None)

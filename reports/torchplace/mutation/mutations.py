@@ -5,6 +5,21 @@ names the CPU tests that must then fail. `old` must occur in `path` (after `anch
 exactly once in the whole file otherwise); its first occurrence becomes `new`.
 Kill sets: (binary, gtest filter); H is the harness tests, S the scenario cells.
 """
+from typing import List, Optional, Tuple, TypedDict
+
+
+Kill = Tuple[str, str]  # (binary, gtest filter)
+
+
+class Mutation(TypedDict):
+    name: str
+    path: str
+    old: str
+    new: str
+    kill: List[Kill]
+    anchor: Optional[str]
+    audit: bool
+
 
 H = "torchplace_harness_tests"
 S = "torchplace_scenarios"
@@ -30,12 +45,20 @@ SCENARIO_API = "harness/scenario.cpp"
 DDP = "scenarios/ddp.cpp"
 
 
-def cpu_cells(scenario, *parts):
+def cpu_cells(scenario: str, *parts: str) -> Kill:
     """Filter for the scenario's cpu cells whose name holds every part, in order."""
     return (S, f"{scenario}.*" + "*".join(parts) + ("*" if parts else "") + "device=cpu")
 
 
-def m(name, path, old, new, kill, anchor=None, audit=False):
+def m(
+    name: str,
+    path: str,
+    old: str,
+    new: str,
+    kill: List[Kill],
+    anchor: Optional[str] = None,
+    audit: bool = False,
+) -> Mutation:
     return {
         "name": name,
         "path": path,

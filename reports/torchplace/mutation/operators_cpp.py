@@ -130,7 +130,7 @@ NOT_A_STATEMENT = re.compile(
 )
 
 
-def _number_variants(match):
+def _number_variants(match: re.Match[str]) -> list[tuple[str, str]]:
     body, exponent, suffix = match.group(1), match.group(2) or "", match.group(3)
     if "." in body or exponent:
         value = float(body + exponent)
@@ -142,7 +142,7 @@ def _number_variants(match):
     return variants
 
 
-def _matching_paren(masked, open_at):
+def _matching_paren(masked: str, open_at: int) -> int:
     depth = 0
     for at in range(open_at, len(masked)):
         depth += {"(": 1, ")": -1}.get(masked[at], 0)
@@ -151,7 +151,9 @@ def _matching_paren(masked, open_at):
     return -1
 
 
-def _line_mutants(path, number, line, masked, previous_code):
+def _line_mutants(
+    path: str, number: int, line: str, masked: str, previous_code: str
+) -> list[Mutant]:
     sites = []  # (operator, start, end, replacement)
     if masked.lstrip().startswith("#"):
         return []
@@ -184,7 +186,8 @@ def _line_mutants(path, number, line, masked, previous_code):
         and stripped.count("(") == stripped.count(")")
     ):
         sites.append(("delete_stmt", 0, len(line), ""))
-    mutants, seen = [], {}
+    mutants: list[Mutant] = []
+    seen: dict[str, int] = {}
     for operator, start, end, replacement in sorted(sites, key=lambda s: (s[1], s[0])):
         index = seen.get(operator, 0)
         seen[operator] = index + 1

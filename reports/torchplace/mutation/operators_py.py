@@ -14,7 +14,8 @@ Docstrings are never mutated.
 """
 import ast
 import copy
-from typing import Dict, List
+from collections.abc import Iterator
+from typing import Any, Dict, List
 from dataclasses import dataclass
 
 from torchplace.mutation.operators_cpp import Mutant
@@ -42,7 +43,7 @@ class PyMutant(Mutant):
     # For Python, `old` is the node's source span and `new` its replacement.
 
 
-def _is_docstring(node, parents):
+def _is_docstring(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     parent = parents.get(id(node))
     return (
         isinstance(node, ast.Expr)
@@ -53,8 +54,9 @@ def _is_docstring(node, parents):
     )
 
 
-def _expression_variants(node):
+def _expression_variants(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     """(operator, mutated copy) for an expression node."""
+    mutated: Any  # a deep copy of the node, of its own kind
     if isinstance(node, ast.Compare):
         for at, op in enumerate(node.ops):
             if type(op) in COMPARE_FLIPS:
@@ -82,7 +84,9 @@ def _expression_variants(node):
         yield "minmax_swap", mutated
 
 
-def _statement_variants(node, parents):
+def _statement_variants(
+    node: ast.AST, parents: dict[int, ast.AST]
+) -> Iterator[tuple[str, ast.AST]]:
     if isinstance(node, (ast.If, ast.While)):
         mutated = copy.deepcopy(node)
         mutated.test = ast.UnaryOp(ast.Not(), copy.deepcopy(node.test))
@@ -118,7 +122,7 @@ def _statement_variants(node, parents):
         yield "delete_stmt", ast.Pass()
 
 
-def _unparse(node, indent):
+def _unparse(node: ast.AST, indent: int) -> str:
     text = ast.unparse(ast.fix_missing_locations(node))
     if isinstance(node, ast.stmt):
         return text.replace("\n", "\n" + " " * indent)
@@ -177,7 +181,7 @@ def mutants_of(path: str, text: str) -> list:
     return mutants
 
 
-def _span(lines, node):
+def _span(lines: list[str], node: Any) -> str:  # an ast node or a _Span
     """The node's source text; ast's columns count UTF-8 bytes."""
     first, last = node.lineno - 1, node.end_lineno - 1
     data = [line.encode() for line in lines[first : last + 1]]
@@ -200,6 +204,6 @@ def apply(text: str, mutant: PyMutant) -> str:
 
 
 class _Span:
-    def __init__(self, mutant):
+    def __init__(self, mutant: PyMutant) -> None:
         self.lineno, self.end_lineno = mutant.line, mutant.end_line
         self.col_offset, self.end_col_offset = mutant.col, mutant.end_col

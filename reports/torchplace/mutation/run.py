@@ -19,8 +19,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterable, List, Optional, Sequence, Tuple
 
-from torchplace.mutation.mutations import MUTATIONS
+from torchplace.mutation.mutations import MUTATIONS, Mutation
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, EXIT_OK, EXIT_USAGE, ROOT
 from torchplace.schema import EXIT_FAIL as EXIT_SURVIVED
 
@@ -29,16 +30,16 @@ BINARIES = {"torchplace_harness_tests": "harness", "torchplace_scenarios": "scen
 
 
 class CannotJudge(Exception):
-    def __init__(self, code, message):
+    def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code = code
 
 
-def log(text):
+def log(text: str) -> None:
     print(f"mutate: {text}", file=sys.stderr, flush=True)
 
 
-def sync_tree(tree):
+def sync_tree(tree: Path) -> None:
     """Copies the tracked and untracked-but-not-ignored files into `tree`, rewriting only files
     whose bytes differ, so that the scratch build stays incremental."""
     listed = (
@@ -65,7 +66,7 @@ def sync_tree(tree):
             path.unlink()
 
 
-def configure(tree, build):
+def configure(tree: Path, build: Path) -> None:
     """The dev preset (RelWithDebInfo) with ccache where present: the same relative paths
     as a worktree's build/dev, so that unchanged files are cache hits. Without unity builds: a
     mutant then recompiles the files that include what it changed, not a whole batch of them.
@@ -89,13 +90,15 @@ def configure(tree, build):
         raise CannotJudge(EXIT_ENV, "configuring the scratch copy failed (CMake's message above)")
 
 
-def build(build_dir, targets, jobs):
+def build(build_dir: Path, targets: Sequence[str], jobs: int) -> Tuple[bool, str]:
     args = ["nice", "cmake", "--build", str(build_dir), "-j", str(jobs), "--target", *targets]
     done = subprocess.run(args, capture_output=True, text=True)
     return done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
 
 
-def run_tests(build_dir, binary, pattern, scratch):
+def run_tests(
+    build_dir: Path, binary: str, pattern: str, scratch: Path
+) -> Tuple[int, List[str], str]:
     """Runs one kill set; returns (completed, failed test names, how it ended)."""
     report = scratch / "gtest.json"
     report.unlink(missing_ok=True)
@@ -120,7 +123,7 @@ def run_tests(build_dir, binary, pattern, scratch):
     return completed, failed, f"exit {done.returncode}"
 
 
-def mutate_text(text, mutation):
+def mutate_text(text: str, mutation: Mutation) -> str:
     start = 0
     if mutation["anchor"]:
         start = text.find(mutation["anchor"])
@@ -144,7 +147,7 @@ def mutate_text(text, mutation):
     return text[:at] + mutation["new"] + text[at + len(mutation["old"]) :]
 
 
-def check_texts(mutations):
+def check_texts(mutations: Iterable[Mutation]) -> None:
     """Every mutation applies to the tree as it is: its file exists and its text is found."""
     for mutation in mutations:
         path = ROOT / mutation["path"]
@@ -157,11 +160,11 @@ def check_texts(mutations):
         mutate_text(path.read_text(), mutation)
 
 
-def targets_of(mutations):
+def targets_of(mutations: Iterable[Mutation]) -> List[str]:
     return sorted({binary for mutation in mutations for binary, _ in mutation["kill"]})
 
 
-def baseline(build_dir, mutations, scratch, jobs):
+def baseline(build_dir: Path, mutations: List[Mutation], scratch: Path, jobs: int) -> None:
     """Every kill set must run at least one test and pass on the unmutated copy."""
     ok, output = build(build_dir, targets_of(mutations), jobs)
     if not ok:
@@ -178,7 +181,9 @@ def baseline(build_dir, mutations, scratch, jobs):
         log(f"baseline {binary} {pattern}: {completed} test(s) pass")
 
 
-def try_mutation(tree, build_dir, mutation, scratch, jobs):
+def try_mutation(
+    tree: Path, build_dir: Path, mutation: Mutation, scratch: Path, jobs: int
+) -> List[str]:
     """Applies one mutation, rebuilds what it touches, runs its kill sets, restores the file.
     Returns the failing tests (empty: the mutation survived)."""
     path = tree / mutation["path"]
@@ -204,7 +209,7 @@ def try_mutation(tree, build_dir, mutation, scratch, jobs):
         path.write_text(pristine)  # a new mtime: the next build recompiles it (a ccache hit)
 
 
-def parse_args():
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python3 -m torchplace.mutation", description=__doc__.splitlines()[0]
     )
@@ -227,7 +232,7 @@ def parse_args():
         sys.exit(EXIT_OK if error.code == 0 else EXIT_USAGE)
 
 
-def select(only):
+def select(only: Optional[str]) -> List[Mutation]:
     if not only:
         return MUTATIONS
     names = only.split(",")
@@ -238,7 +243,7 @@ def select(only):
     return [mutation for mutation in MUTATIONS if mutation["name"] in names]
 
 
-def check(mutations, scratch, jobs):
+def check(mutations: List[Mutation], scratch: Path, jobs: int) -> List[str]:
     tree = scratch / "tree"
     build_dir = tree / "build" / "dev"  # the worktree's relative layout: ccache hits
     tree.mkdir(parents=True, exist_ok=True)
@@ -259,7 +264,7 @@ def check(mutations, scratch, jobs):
     return survivors
 
 
-def main():
+def main() -> int:
     args = parse_args()
     mutations = select(args.only)
     if args.list:
