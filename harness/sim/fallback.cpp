@@ -167,6 +167,8 @@ void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const c10::FunctionSchema& schema = op.schema();
   DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);
   if (checks_enabled()) check(schema, *stack, device_check);
+  record_operator(schema, *stack);  // a forced synchronisation, for the transfer log
+  const FallbackScope own_copies;   // the CPU round trip below is the sim's, not the user's
   at::native::cpu_fallback(op, stack);
   place_outputs(schema, *stack, device_check.common());
 }
