@@ -6,7 +6,7 @@ from html import escape
 
 from torchplace import schema as data
 
-from . import matrix
+from . import matrix, transfer_budget
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1300px;color:#222;line-height:1.4}
@@ -212,9 +212,11 @@ def cells_section(results):
                 f'<span class="bad">{status}</span>' if cell["status"] == "fail" else status,
                 f'<div class="msg">{escape(observed.get("message") or "")}</div>',
                 f'<div class="msg">{escape(cell["reason"])}</div>',
+                escape(transfer_budget.cell_text(cell)),
             )
         )
-    body = table(("cell", "expected", "observed", "status", "raw error message", "reason"), rows)
+    header = ("cell", "expected", "observed", "status", "raw error message", "reason")
+    body = table(header + ("transfers (sim, per step)",), rows)
     return section("cells", f"All cells ({len(rows)}), with raw error messages", body)
 
 
