@@ -54,9 +54,7 @@ struct Mistakes {
 };
 
 // blocked[position][class]: classes a position may not take (class c from position c on).
-torch::Tensor blocked_classes() {
-  return torch::ones({kLength, kClasses}, torch::kBool).triu(1);
-}
+torch::Tensor blocked_classes() { return torch::ones({kLength, kClasses}, torch::kBool).triu(1); }
 
 struct NetImpl : torch::nn::Module {
   NetImpl()
@@ -79,10 +77,9 @@ TORCH_MODULE(Net);
 torch::Tensor loss_of(const torch::Tensor& logits, const torch::Tensor& labels,
                       const torch::Tensor& valid, bool boolean_index) {
   namespace F = torch::nn::functional;
-  const torch::Tensor each =
-      F::cross_entropy(logits.reshape({-1, kClasses}), labels.reshape({-1}),
-                       F::CrossEntropyFuncOptions().reduction(torch::kNone))
-          .view({kBatch, kLength});
+  const torch::Tensor each = F::cross_entropy(logits.reshape({-1, kClasses}), labels.reshape({-1}),
+                                              F::CrossEntropyFuncOptions().reduction(torch::kNone))
+                                 .view({kBatch, kLength});
   if (boolean_index) return each.index({torch::indexing::Slice(), valid}).mean();
   return each.masked_fill(valid.logical_not(), 0.0).sum() / (valid.sum() * kBatch);
 }
@@ -100,8 +97,8 @@ struct Run {
 void step(Run& run, torch::optim::Optimizer& optimizer, torch::Device device, Mistakes mistakes) {
   const torch::Tensor features = run.features.to(device, /*non_blocking=*/true);
   const torch::Tensor labels = run.labels.to(device, /*non_blocking=*/true);
-  const torch::Tensor mask = mistakes.mask_from_host ? blocked_classes().to(device)
-                                                     : run.net->blocked;
+  const torch::Tensor mask =
+      mistakes.mask_from_host ? blocked_classes().to(device) : run.net->blocked;
   optimizer.zero_grad();
   const torch::Tensor logits = run.net(features, mask);
   const torch::Tensor loss = loss_of(logits, labels, run.net->valid, mistakes.boolean_index);
@@ -183,8 +180,8 @@ struct Budget {
   Counts step, once;
 };
 const Counts kFixedStep = counts({2, kBatchBytes, 2}, {}, {});
-const Counts kFixedOnce =
-    counts({}, {1, (kSteps + 1) * kOutputBytes, 0}, {{"_local_scalar_dense", 1}, {"copy_to_host", 1}});
+const Counts kFixedOnce = counts({}, {1, (kSteps + 1) * kOutputBytes, 0},
+                                 {{"_local_scalar_dense", 1}, {"copy_to_host", 1}});
 
 void on_sim(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
   const Result cpu = train(torch::kCPU, mistakes);
@@ -193,8 +190,7 @@ void on_sim(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
   EXPECT_EQ(describe(sim.once), describe(budget.once));
   tp::record_transfers(cell, "step", sim.steps.front());
   tp::record_transfers(cell, "once", sim.once);
-  cell.note("per step: " + describe(sim.steps.front()) + "; after the loop: " +
-            describe(sim.once));
+  cell.note("per step: " + describe(sim.steps.front()) + "; after the loop: " + describe(sim.once));
   EXPECT_NEAR(sim.loss, cpu.loss, kAtol + kRtol * std::abs(cpu.loss));
   TP_EXPECT_CLOSE(sim.outputs, cpu.outputs, kRtol, kAtol);
   TP_EXPECT_CLOSE(sim.weight, cpu.weight, kRtol, kAtol);
@@ -241,8 +237,8 @@ void on_cuda(tp::Cell& cell, Mistakes mistakes, bool broken) {
 }
 
 void run_case(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
-  const bool broken = mistakes.item_every_step || mistakes.mask_from_host ||
-                      mistakes.cpu_in_loop || mistakes.boolean_index;
+  const bool broken = mistakes.item_every_step || mistakes.mask_from_host || mistakes.cpu_in_loop ||
+                      mistakes.boolean_index;
   if (tp::sim::is_sim(cell.device())) return on_sim(cell, mistakes, budget);
   on_cuda(cell, mistakes, broken);
 }

@@ -168,8 +168,8 @@ std::string TransferLog::summary() const {
   const TransferCounts all = counts();
   std::ostringstream out;
   const auto direction = [&](const char* name, const CopyCount& count) {
-    out << name << " " << count.copies << " copies " << count.bytes << " B ("
-        << count.non_blocking << " non_blocking); ";
+    out << name << " " << count.copies << " copies " << count.bytes << " B (" << count.non_blocking
+        << " non_blocking); ";
   };
   direction("h2d", all.host_to_device);
   direction("d2h", all.device_to_host);

@@ -32,7 +32,7 @@ TEST(SimTransferLog, CountsEachDirectionApart) {
   const torch::Tensor other = device.to(tp::sim::device(1));
   expect_copies(log.device_to_device(), 2, 2 * kBytes, 0);
   expect_copies(log.host_to_device(), 1, kBytes, 1);  // nothing else moved
-  EXPECT_EQ(log.syncs(), 1) << log.summary();          // the blocking .cpu()
+  EXPECT_EQ(log.syncs(), 1) << log.summary();         // the blocking .cpu()
   EXPECT_EQ(log.syncs("copy_to_host"), 1);
   EXPECT_TRUE(torch::equal(back, host));
   EXPECT_TRUE(torch::equal(twin.cpu(), other.cpu()));
@@ -70,12 +70,12 @@ TEST(SimTransferLog, ForcedSynchronisationsByOperator) {
   EXPECT_EQ(x.index({mask}).size(0), 3);
   EXPECT_EQ(std::get<0>(torch::_unique(x)).size(0), 6);
   EXPECT_EQ(x.masked_fill(mask, 0.0).size(0), 6);  // masked_fill: no sync
-  EXPECT_EQ(log.syncs_by_operator(), (std::map<std::string, std::int64_t>{
-                                         {"_local_scalar_dense", 1},  // item()
-                                         {"index_bool_mask", 1},
-                                         {"masked_select", 1},
-                                         {"nonzero", 1},
-                                         {"unique", 1}}))
+  EXPECT_EQ(log.syncs_by_operator(),
+            (std::map<std::string, std::int64_t>{{"_local_scalar_dense", 1},  // item()
+                                                 {"index_bool_mask", 1},
+                                                 {"masked_select", 1},
+                                                 {"nonzero", 1},
+                                                 {"unique", 1}}))
       << log.summary();
 }
 
