@@ -87,7 +87,7 @@ torch::Tensor loss_of(const torch::Tensor& logits, const torch::Tensor& labels,
 struct Run {
   Net net;
   torch::Tensor features = torch::randn({kBatch * kLength, kFeatures});  // host batch
-  torch::Tensor labels = torch::minimum(torch::randint(kClasses, {kBatch, kLength}),
+  torch::Tensor labels = torch::minimum(torch::randint(kClasses, {kBatch, kLength}, torch::kLong),
                                         torch::arange(kLength));  // never a blocked class
   std::vector<torch::Tensor> outputs;  // each step's logits, kept for the caller
   torch::Tensor loss_sum;              // on the device (the fix)
