@@ -13,6 +13,8 @@
 //   case=boolean_index     the padding dropped with boolean-mask indexing: index and, in
 //                          backward, index_put_ with a mask (CUDA: nonzero) each sync
 //   case=masked_fill       the fix: the padding zeroed with masked_fill, no sync
+// Every step also makes 4 device-to-device copies (768 B): masked_fill out of place clones its
+// input, forward and backward (2, 576 B, in boolean_index, whose loss does not masked_fill).
 // The fix of each pair is the same step (every fix applied). On the CPU there is nothing to
 // count (covered by the sim:0 cell); on CUDA the loop runs under the sync-debug mode in error
 // mode (c10::cuda::warning_state()): each broken variant must raise, each fix must not.
@@ -170,17 +172,22 @@ std::string describe(const Counts& counts) {
   return out.str();
 }
 
-Counts counts(tp::sim::CopyCount h2d, tp::sim::CopyCount d2h,
+Counts counts(tp::sim::CopyCount h2d, tp::sim::CopyCount d2h, tp::sim::CopyCount d2d,
               std::map<std::string, std::int64_t> syncs) {
-  return {h2d, d2h, {}, std::move(syncs)};
+  return {h2d, d2h, d2d, std::move(syncs)};
 }
+
+// Device-to-device copies of a step: masked_fill out of place clones its input (logits 288 B,
+// the per-position loss 96 B), forward and backward; boolean_index drops the loss's one.
+const tp::sim::CopyCount kMaskedFillCopies{4, 2 * (kOutputBytes + kBatch * kLength * 4), 0};
+const tp::sim::CopyCount kLogitsFillCopies{2, 2 * kOutputBytes, 0};
 
 // What each case must count, per measured step and after the loop (the header's table).
 struct Budget {
   Counts step, once;
 };
-const Counts kFixedStep = counts({2, kBatchBytes, 2}, {}, {});
-const Counts kFixedOnce = counts({}, {1, (kSteps + 1) * kOutputBytes, 0},
+const Counts kFixedStep = counts({2, kBatchBytes, 2}, {}, kMaskedFillCopies, {});
+const Counts kFixedOnce = counts({}, {1, (kSteps + 1) * kOutputBytes, 0}, {},
                                  {{"_local_scalar_dense", 1}, {"copy_to_host", 1}});
 
 void on_sim(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
@@ -253,19 +260,23 @@ void item_every_step(tp::Cell& cell) {
   Counts step = kFixedStep;
   step.syncs = {{"_local_scalar_dense", 1}};
   run_case(cell, only(&Mistakes::item_every_step),
-           {step, counts({}, {1, (kSteps + 1) * kOutputBytes, 0}, {{"copy_to_host", 1}})});
+           {step, counts({}, {1, (kSteps + 1) * kOutputBytes, 0}, {}, {{"copy_to_host", 1}})});
 }
 void mask_from_host(tp::Cell& cell) {
-  run_case(cell, only(&Mistakes::mask_from_host),
-           {counts({3, kBatchBytes + kMaskBytes, 2}, {}, {{"copy_to_device", 1}}), kFixedOnce});
+  run_case(
+      cell, only(&Mistakes::mask_from_host),
+      {counts({3, kBatchBytes + kMaskBytes, 2}, {}, kMaskedFillCopies, {{"copy_to_device", 1}}),
+       kFixedOnce});
 }
 void cpu_in_loop(tp::Cell& cell) {
-  run_case(cell, only(&Mistakes::cpu_in_loop),
-           {counts({2, kBatchBytes, 2}, {1, kOutputBytes, 0}, {{"copy_to_host", 1}}),
-            counts({}, {}, {{"_local_scalar_dense", 1}})});
+  run_case(
+      cell, only(&Mistakes::cpu_in_loop),
+      {counts({2, kBatchBytes, 2}, {1, kOutputBytes, 0}, kMaskedFillCopies, {{"copy_to_host", 1}}),
+       counts({}, {}, {}, {{"_local_scalar_dense", 1}})});
 }
 void boolean_index(tp::Cell& cell) {
   Counts step = kFixedStep;
+  step.device_to_device = kLogitsFillCopies;
   step.syncs = {{"index_bool_mask", 1}, {"index_put_bool_mask", 1}};
   run_case(cell, only(&Mistakes::boolean_index), {step, kFixedOnce});
 }
