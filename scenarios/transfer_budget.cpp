@@ -10,8 +10,8 @@
 //   case=registered_mask   the fix: the mask a registered buffer, moved once by Module::to
 //   case=cpu_in_loop       the step's outputs .cpu()'d every step: 1 copy_to_host a step
 //   case=cpu_once          the fix: outputs kept on the device, one transfer after the loop
-//   case=boolean_index     the padding dropped with boolean-mask indexing: index and, in
-//                          backward, index_put_ with a mask (CUDA: nonzero) each sync
+//   case=boolean_index     the padding dropped with boolean-mask indexing: the mask's nonzero
+//                          and, in backward, index_put_ with the mask each sync
 //   case=masked_fill       the fix: the padding zeroed with masked_fill, no sync
 // Every step also makes 4 device-to-device copies (768 B): masked_fill out of place clones its
 // input, forward and backward (2, 576 B, in boolean_index, whose loss does not masked_fill).
@@ -277,7 +277,7 @@ void cpu_in_loop(tp::Cell& cell) {
 void boolean_index(tp::Cell& cell) {
   Counts step = kFixedStep;
   step.device_to_device = kLogitsFillCopies;
-  step.syncs = {{"index_bool_mask", 1}, {"index_put_bool_mask", 1}};
+  step.syncs = {{"index_put_bool_mask", 1}, {"nonzero", 1}};
   run_case(cell, only(&Mistakes::boolean_index), {step, kFixedOnce});
 }
 void fixed(tp::Cell& cell) { run_case(cell, Mistakes{}, {kFixedStep, kFixedOnce}); }

@@ -171,13 +171,13 @@ void optional_tensor_lists_to_cpu(const c10::FunctionSchema& schema, torch::jit:
     if (!value.isList() || value.isTensorList()) continue;
     const auto elements = value.toListRef();
     const bool on_sim = std::any_of(elements.begin(), elements.end(), [](const c10::IValue& each) {
-      return each.isTensor() && is_sim(each.toTensor().device());
+      return each.isTensor() && each.toTensor().defined() && is_sim(each.toTensor().device());
     });
     if (!on_sim) continue;
     c10::List<c10::optional<at::Tensor>> moved;
     for (const c10::IValue& each : elements) {
-      moved.push_back(each.isTensor() ? c10::optional<at::Tensor>(each.toTensor().cpu())
-                                      : c10::nullopt);
+      const bool defined = each.isTensor() && each.toTensor().defined();  // else None, a slice
+      moved.push_back(defined ? c10::optional<at::Tensor>(each.toTensor().cpu()) : c10::nullopt);
     }
     value = c10::IValue(moved);
   }

@@ -70,16 +70,16 @@ bool has_boolean_index(const c10::FunctionSchema& schema, const torch::jit::Stac
 }
 
 // The sync_operators() key of an operator call, or "" when its CUDA kernel does not synchronise.
+// x[mask] needs no rule of its own: index is structured, and its meta function turns the mask
+// into indices with nonzero on the device, which comes here as nonzero. index_put_ is not: its
+// CPU kernel does that on the fallback's CPU copy, unseen, so it is counted by its mask.
 std::string sync_of(const c10::FunctionSchema& schema, const torch::jit::Stack& stack) {
   const std::string name = schema.name().substr(schema.name().find("::") + 2);
   if (name == "_local_scalar_dense" || name == "nonzero" || name == "masked_select") return name;
   if (name == "_unique" || name == "_unique2" || name.rfind("unique_", 0) == 0) return "unique";
   const bool put = name == "index_put_" || name == "index_put" || name == "_index_put_impl_" ||
                    name == "_index_put_impl";
-  if ((name == "index" || put) && has_boolean_index(schema, stack)) {
-    return put ? "index_put_bool_mask" : "index_bool_mask";
-  }
-  return "";
+  return put && has_boolean_index(schema, stack) ? "index_put_bool_mask" : "";
 }
 
 }  // namespace
@@ -195,12 +195,12 @@ const std::map<std::string, std::string>& sync_operators() {
       {"copy_to_device",
        "a host-to-device copy not asked non_blocking: copy_kernel_cuda (native/cuda/Copy.cu), "
        "memcpy_and_sync"},
-      {"nonzero", "nonzero_cuda_out_impl (native/cuda/Nonzero.cu): memcpy_and_sync of the count"},
+      {"nonzero",
+       "nonzero_cuda_out_impl (native/cuda/Nonzero.cu): memcpy_and_sync of the count; also "
+       "x[mask], whose structured index kernel calls nonzero on the mask"},
       {"masked_select", "masked_select on CUDA indexes with the mask: nonzero (Nonzero.cu)"},
-      {"index_bool_mask",
-       "index with a boolean/byte mask: expandTensors turns it into nonzero (Nonzero.cu)"},
       {"index_put_bool_mask",
-       "index_put_ with a boolean/byte mask (and index's backward): nonzero (Nonzero.cu)"},
+       "index_put_ with a boolean/byte mask (and the backward of x[mask]): nonzero (Nonzero.cu)"},
       {"unique",
        "_unique, _unique2, unique_dim, unique_consecutive, unique_dim_consecutive: the output "
        "size is read on the host (native/cuda/UniqueCub.cu, memcpy_and_sync)"},
