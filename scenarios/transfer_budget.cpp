@@ -14,7 +14,7 @@
 //                          and, in backward, index_put_ with the mask each sync
 //   case=masked_fill       the fix: the padding zeroed with masked_fill, no sync
 // Every step also makes 4 device-to-device copies (768 B): masked_fill out of place clones its
-// input, forward and backward (2, 576 B, in boolean_index, whose loss does not masked_fill).
+// input, forward and backward (boolean_index: 3, 672 B, the logits' two and index_put's clone).
 // The fix of each pair is the same step (every fix applied). On the CPU there is nothing to
 // count (covered by the sim:0 cell); on CUDA the loop runs under the sync-debug mode in error
 // mode (c10::cuda::warning_state()): each broken variant must raise, each fix must not.
@@ -178,9 +178,10 @@ Counts counts(tp::sim::CopyCount h2d, tp::sim::CopyCount d2h, tp::sim::CopyCount
 }
 
 // Device-to-device copies of a step: masked_fill out of place clones its input (logits 288 B,
-// the per-position loss 96 B), forward and backward; boolean_index drops the loss's one.
+// the per-position loss 96 B), forward and backward. boolean_index's loss does not masked_fill;
+// its backward index_put clones the zero gradient of the per-position loss (96 B).
 const tp::sim::CopyCount kMaskedFillCopies{4, 2 * (kOutputBytes + kBatch * kLength * 4), 0};
-const tp::sim::CopyCount kLogitsFillCopies{2, 2 * kOutputBytes, 0};
+const tp::sim::CopyCount kIndexCopies{3, 2 * kOutputBytes + kBatch* kLength * 4, 0};
 
 // What each case must count, per measured step and after the loop (the header's table).
 struct Budget {
@@ -276,7 +277,7 @@ void cpu_in_loop(tp::Cell& cell) {
 }
 void boolean_index(tp::Cell& cell) {
   Counts step = kFixedStep;
-  step.device_to_device = kLogitsFillCopies;
+  step.device_to_device = kIndexCopies;
   step.syncs = {{"index_put_bool_mask", 1}, {"nonzero", 1}};
   run_case(cell, only(&Mistakes::boolean_index), {step, kFixedOnce});
 }
