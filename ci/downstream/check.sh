@@ -7,7 +7,9 @@
 # example project against the installed package, runs its CTest tests, runs and gates its
 # scenarios with the installed `torchplace` command and the example's own expectations, then
 # removes both fixes from the model in a copy and expects that gate to fail (exit 2) naming both
-# fixed cells; finally builds the example again with torchplace taken by FetchContent from this
+# fixed cells; adds one .item() to the training step in another copy and expects its transfer
+# budget (toy/budget.cpp, on sim:0) to fail naming _local_scalar_dense, and the gate to exit 2;
+# finally builds the example again with torchplace taken by FetchContent from this
 # source tree.
 # Exit: 0 all held; 1 a step failed (named on stderr).
 set -euo pipefail
@@ -171,6 +173,27 @@ for cell in mistake=forgotten_label/variant=fixed/device=sim:0 \
   grep -q "toy_model/$cell\` | started_failing" "$scratch/mutant-gate.log" ||
     fail "the gate did not report toy_model/$cell as started_failing"
 done
+
+step "mutant: one more .item() in toy::train_step; toy_budget must go over budget naming _local_scalar_dense, the gate exit 2"
+cp -r "$here" "$scratch/item-src"
+model="$scratch/item-src/toy/model.h"
+sed -i 's|^  loss.backward();$|  (void)loss.item<double>();  // one more read of the loss\n  loss.backward();|' "$model"
+[[ $(grep -c '(void)loss.item<double>();' "$model") == 1 ]] ||
+  fail "the .item() mutation no longer applies to toy/model.h; update check.sh"
+build_example "$scratch/item-src" "$scratch/item"
+! "$scratch/item/toy_scenarios" --gtest_filter='toy_budget.*sim0*' >"$scratch/item-cell.log" 2>&1 ||
+  fail "toy_budget passed with one more .item() in the step (see $scratch/item-cell.log)"
+grep -q "over budget: .*_local_scalar_dense" "$scratch/item-cell.log" ||
+  fail "the over-budget failure does not name _local_scalar_dense (see $scratch/item-cell.log)"
+status=0
+"$tp" run --suite "$scratch/item/toy_scenarios" --out "$scratch/item-out" >&2 || true
+"$tp" gate --results "$scratch/item-out" --expectations "$here/expectations.json" \
+  --out "$scratch/item-gate" >"$scratch/item-gate.log" 2>&1 || status=$?
+cat "$scratch/item-gate.log" >&2
+((status == 2)) || fail "the gate exited $status on the .item() mutant, not 2 (behaviour regression)"
+grep -q "toy_budget/device=sim:0" "$scratch/item-gate/gate.json" &&
+  grep -q "_local_scalar_dense" "$scratch/item-gate/gate.json" ||
+  fail "the gate did not report toy_budget/device=sim:0 naming _local_scalar_dense (see $scratch/item-gate/gate.json)"
 
 # FetchContent: the same example with torchplace built from this source tree as a subproject;
 # only the package's targets come with it (no harness tests among the example's tests).

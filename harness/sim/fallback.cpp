@@ -10,6 +10,7 @@
 
 #include <torch/version.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <string>
@@ -160,6 +161,28 @@ void check(const c10::FunctionSchema& schema, const torch::jit::Stack& stack, De
   }
 }
 
+// 1.13's cpu_fallback moves Tensor and Tensor[] arguments to the CPU but not Tensor?[] (index's
+// and index_put_'s indices), so a mask on the device reached the CPU kernel ("indices should be
+// either on cpu or on the same device as the indexed tensor"). Move those to the CPU first.
+void optional_tensor_lists_to_cpu(const c10::FunctionSchema& schema, torch::jit::Stack& stack) {
+  const size_t count = schema.arguments().size();
+  for (size_t index = stack.size() - count; index < stack.size(); ++index) {
+    c10::IValue& value = stack[index];
+    if (!value.isList() || value.isTensorList()) continue;
+    const auto elements = value.toListRef();
+    const bool on_sim = std::any_of(elements.begin(), elements.end(), [](const c10::IValue& each) {
+      return each.isTensor() && each.toTensor().defined() && is_sim(each.toTensor().device());
+    });
+    if (!on_sim) continue;
+    c10::List<c10::optional<at::Tensor>> moved;
+    for (const c10::IValue& each : elements) {
+      const bool defined = each.isTensor() && each.toTensor().defined();  // else None, a slice
+      moved.push_back(defined ? c10::optional<at::Tensor>(each.toTensor().cpu()) : c10::nullopt);
+    }
+    value = c10::IValue(moved);
+  }
+}
+
 }  // namespace
 
 void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
@@ -167,6 +190,9 @@ void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const c10::FunctionSchema& schema = op.schema();
   DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);
   if (checks_enabled()) check(schema, *stack, device_check);
+  record_operator(schema, *stack);  // a forced synchronisation, for the transfer log
+  const FallbackScope own_copies;   // the CPU round trip below is the sim's, not the user's
+  optional_tensor_lists_to_cpu(schema, *stack);
   at::native::cpu_fallback(op, stack);
   place_outputs(schema, *stack, device_check.common());
 }

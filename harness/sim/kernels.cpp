@@ -46,9 +46,10 @@ at::Tensor host_alias(const at::Tensor& tensor) {
 }
 
 // Copies between the simulated device and the CPU (and within either): no device check, as
-// CUDA copies and .to() have none. Synchronous, whatever non_blocking says.
+// CUDA copies and .to() have none. Synchronous, whatever non_blocking says (which the transfer
+// log records).
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
-  (void)non_blocking;
+  record_copy(self, dst, non_blocking);  // the transfer log (none inside the fallback)
   host_alias(dst).copy_(host_alias(self));
   return dst;
 }

@@ -18,6 +18,18 @@ void set_current_index(c10::DeviceIndex index);
 // Refuses an index outside 0 .. count-1 with a message naming it.
 void check_index(int index);
 
+// The transfer log (transfer_log.cpp): a copy a user's code asked for, and an operator call on
+// the device (counted when its CUDA kernel synchronises). Neither counts inside a FallbackScope,
+// which the fallback holds while it computes on CPU copies of the inputs.
+void record_copy(const at::Tensor& src, const at::Tensor& dst, bool non_blocking);
+void record_operator(const c10::FunctionSchema& schema, const torch::jit::Stack& stack);
+struct FallbackScope {
+  FallbackScope();
+  ~FallbackScope();
+  FallbackScope(const FallbackScope&) = delete;
+  FallbackScope& operator=(const FallbackScope&) = delete;
+};
+
 // False only under the mutation TORCHPLACE_SIM_MUTATION=no_device_check (ci mutation script).
 bool checks_enabled();
 

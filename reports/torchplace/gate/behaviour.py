@@ -18,6 +18,11 @@ last refreshed (`ci/torchplace gate --refresh-expectations RUN_DIR`). The gate f
   unknown_status        a status other than pass, fail or skip
   race_not_shown        a race control that never went wrong, or a fixed variant whose copy was
                         never in flight: the cell ran but proved nothing (see "Outcome categories")
+  transfers_grew        a passing cell's transfer counts (copies, bytes or forced synchronisations
+                        of its step, tp::sim::TransferLog) above its committed "transfers" budget,
+                        naming each count and the operator that added a synchronisation
+  transfers_unrecorded  a passing cell whose committed entry has a transfer budget recorded none
+                        of its counts (a budget that cannot be checked is not a pass)
 Cells skipped for an accepted code are listed, not compared. A cell on cuda:1..N is judged by
 its kind's entry (the cuda:0 one), so a second GPU is never left ungated. New cells are listed.
 A run in which no committed cell was compared, and an expectations file without cells, cannot
@@ -93,6 +98,93 @@ def _category_counts(cells: Dict[str, JsonObject]) -> Dict[str, int]:
 # --- end of outcome categories ------------------------------------------------------------------
 
 
+# --- Transfer budgets (issue 32) -----------------------------------------------------------------
+# A cell that counts its step's transfers on the simulated device records them as metrics
+# (harness/transfer_metrics.h): transfer.<phase>.{h2d,d2h,d2d}.{copies,bytes,non_blocking} and
+# transfer.<phase>.sync.<operator>. Its committed entry holds them as "transfers" {metric: count}
+# (written by a refresh); a count above its entry is a regression, a count below it is listed.
+TRANSFER_PREFIX = "transfer."
+DIRECTIONS = {"h2d": "host-to-device", "d2h": "device-to-host", "d2d": "device-to-device"}
+
+
+def transfers_of(cell: dict[str, Any]) -> dict[str, int]:
+    """The cell's transfer counts from its metrics ({} when it recorded none)."""
+    metrics = cell.get("metrics") or {}
+    return {
+        name: int(value)
+        for name, value in metrics.items()
+        if name.startswith(TRANSFER_PREFIX) and isinstance(value, (int, float))
+    }
+
+
+def describe_transfer(name: str) -> str:
+    """'transfer.step.sync.nonzero' -> 'step: synchronisations by nonzero'."""
+    phase, rest = name[len(TRANSFER_PREFIX) :].split(".", 1)
+    kind, what = rest.split(".", 1) if "." in rest else (rest, "")
+    if kind == "sync":
+        return f"{phase}: synchronisations by {what}"
+    return f"{phase}: {DIRECTIONS.get(kind, kind)} {what.replace('_', '-')}"
+
+
+def _check_transfers(expected: dict[str, Any], where: str) -> None:
+    budget = typed(expected, "transfers", (dict,), where, optional=True) or {}
+    for name, count in budget.items():
+        if not name.startswith(TRANSFER_PREFIX) or name.count(".") < 3:
+            raise InputError(
+                f"{where}: transfers key {name!r} is not transfer.<phase>.<kind>.<what>"
+            )
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InputError(
+                f"{where}: transfers[{name!r}] is {count!r}: a count is a whole number >= 0"
+            )
+
+
+def _transfer_problem(committed: dict[str, Any], cell: dict[str, Any]) -> Optional[tuple[str, str]]:
+    """transfers_unrecorded or transfers_grew for a passing cell with a committed budget."""
+    budget = committed.get("transfers") or {}
+    if not budget or cell["status"] != "pass":
+        return None
+    seen = transfers_of(cell)
+    missing = sorted(set(budget) - set(seen))
+    if missing:
+        return "transfers_unrecorded", (
+            f"its committed transfer budget has {len(budget)} count(s), the run recorded "
+            f"{len(budget) - len(missing)} of them (missing: {', '.join(missing[:3])})"
+        )
+    grew = [
+        f"{describe_transfer(name)} {budget.get(name, 0)} -> {count}"
+        for name, count in sorted(seen.items())
+        if count > budget.get(name, 0)
+    ]
+    if grew:
+        return "transfers_grew", "; ".join(grew)
+    return None
+
+
+def _transfers_below(committed: dict[str, Any], cell: dict[str, Any]) -> list[str]:
+    """The counts of a passing cell below its committed budget (refresh to keep the gain)."""
+    budget = committed.get("transfers") or {}
+    seen = transfers_of(cell) if cell["status"] == "pass" else {}
+    return [
+        f"{describe_transfer(name)} {count} -> {seen[name]}"
+        for name, count in sorted(budget.items())
+        if name in seen and seen[name] < count
+    ]
+
+
+def _transfer_budgets(cells: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """{kind: transfers} of the run's passing cells that recorded counts (for a refresh)."""
+    out: dict[str, dict[str, int]] = {}
+    for cell_id, cell in sorted(cells.items()):
+        counts = transfers_of(cell)
+        if counts and cell["status"] == "pass":
+            out.setdefault(kind_id(cell_id), counts)
+    return out
+
+
+# --- end of transfer budgets --------------------------------------------------------------------
+
+
 def load_expectations(path: str) -> Dict[str, JsonObject]:
     """The committed cells: {id: {"outcome", "error_class", "category"[, "skip_codes"]}}, every
     field checked for its type and closed set; an empty file compares nothing and is refused."""
@@ -127,6 +219,7 @@ def _check_entry(expected: JsonObject, where: str) -> None:
             f"{where}: skip_codes {unknown!r} are not need codes "
             f"({', '.join(skips.NEED_CODES)}); device-absence codes need no entry"
         )
+    _check_transfers(expected, where)
 
 
 def results_path(run_dir: str) -> str:
@@ -197,7 +290,7 @@ def _check_cell(
         )
     if cell["status"] == "skip":
         return "skipped", f"{cell['reason']} [{cell['skip_code']}]"
-    return _observation_problem(committed, cell)
+    return _observation_problem(committed, cell) or _transfer_problem(committed, cell)
 
 
 def _regression(
@@ -235,6 +328,7 @@ def compare(
         "regressions": [],
         "skipped": [],
         "new": [],
+        "transfers_below_budget": [],
         "categories": _category_counts(cells),
     }
     if synthetic_reason(doc["fingerprint"]):  # a note, not a failure: the gate's tests use it
@@ -257,6 +351,9 @@ def compare(
         section["compared"] += entry is not None
         if problem:
             section["regressions"].append(_regression(cell, entry, problem))
+        elif entry is not None and _transfers_below(entry, cell):
+            below = "; ".join(_transfers_below(entry, cell))
+            section["transfers_below_budget"].append({"id": cell_id, "detail": below})
     for cell_id in sorted(set(committed) - set(cells)):
         section["regressions"].append(
             {
@@ -311,6 +408,8 @@ def _kind_entries(
     for key, found in codes.items():
         if found:
             out[key] = dict(out[key], skip_codes=sorted(found))
+    for key, budget in _transfer_budgets(cells).items():
+        out[key] = dict(out[key], transfers=budget)
     return out
 
 

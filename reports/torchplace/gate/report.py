@@ -69,6 +69,11 @@ def _behaviour_lines(section: JsonObject) -> List[str]:
             lambda r: f"expects {r['expected']['outcome']}, observed " f"{r.get('category', '?')}",
         ),
         ("Skipped cells", section["skipped"], lambda r: r["reason"]),
+        (
+            "Transfer counts below the committed budget (refresh to keep the gain)",
+            section.get("transfers_below_budget", []),
+            lambda r: r["detail"],
+        ),
     ):
         if rows:
             lines += [f"<details><summary>{title}: {len(rows)}</summary>", ""]

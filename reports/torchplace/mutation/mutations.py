@@ -43,6 +43,8 @@ SIM_FALLBACK = "harness/sim/fallback.cpp"
 TORCHSCRIPT = "scenarios/torchscript_load.cpp"
 SCENARIO_API = "harness/scenario.cpp"
 DDP = "scenarios/ddp.cpp"
+TRANSFER_LOG = "harness/sim/transfer_log.cpp"
+BUDGET = "scenarios/transfer_budget.cpp"
 
 
 def cpu_cells(scenario: str, *parts: str) -> Kill:
@@ -444,5 +446,22 @@ MUTATIONS = [
         "flat[0].div_(kWorld);",
         "",
         [cpu_cells("ddp", "variant=each_rank_on_its_device")],
+    ),
+    # Issue 32: the transfer budget. A TransferLog blind to device-to-host copies (killed by its
+    # unit tests and the sim:0 cells that count a .cpu()); the fix's registered mask made on the
+    # CPU and moved every step again (killed by the fix cells' exact per-step counts on sim:0).
+    m(
+        "transfer_log_misses_device_to_host",
+        TRANSFER_LOG,
+        "add_copy(counts.device_to_host, bytes, non_blocking);",
+        "",
+        [(H, "SimTransferLog.*"), (S, "transfer_budget.*device=sim0")],
+    ),
+    m(
+        "registered_mask_moved_every_step",
+        BUDGET,
+        ": run.net->blocked;",
+        ": blocked_classes().to(device);",
+        [(S, "transfer_budget.*device=sim0")],
     ),
 ]

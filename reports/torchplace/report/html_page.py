@@ -20,7 +20,7 @@ from typing import (
 
 from torchplace import schema as data
 
-from . import matrix
+from . import matrix, transfer_budget
 
 if TYPE_CHECKING:
     from .bench import BenchData
@@ -233,9 +233,11 @@ def cells_section(results: Dict[str, Any]) -> str:
                 f'<span class="bad">{status}</span>' if cell["status"] == "fail" else status,
                 f'<div class="msg">{escape(observed.get("message") or "")}</div>',
                 f'<div class="msg">{escape(cell["reason"])}</div>',
+                escape(transfer_budget.cell_text(cell)),
             )
         )
-    body = table(("cell", "expected", "observed", "status", "raw error message", "reason"), rows)
+    header = ("cell", "expected", "observed", "status", "raw error message", "reason")
+    body = table(header + ("transfers (sim, per step)",), rows)
     return section("cells", f"All cells ({len(rows)}), with raw error messages", body)
 
 

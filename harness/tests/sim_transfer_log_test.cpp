@@ -1,0 +1,120 @@
+// tp::sim::TransferLog: each direction's copies, bytes and non_blocking; the forced
+// synchronisations by operator; the sim's own fallback copies left out; nesting, stop() and
+// other threads (transfer_log.h's scope rules).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <thread>
+
+#include <torchplace/sim/sim.h>
+#include <torchplace/sim/transfer_log.h>
+
+namespace sim_transfer_log_test {  // unity-built with the other harness tests
+namespace {
+
+constexpr std::int64_t kBytes = 3 * 4 * 4;  // a float32 [3, 4] tensor
+
+void expect_copies(const tp::sim::CopyCount& count, std::int64_t copies, std::int64_t bytes,
+                   std::int64_t non_blocking) {
+  EXPECT_EQ(count.copies, copies);
+  EXPECT_EQ(count.bytes, bytes);
+  EXPECT_EQ(count.non_blocking, non_blocking);
+}
+
+TEST(SimTransferLog, CountsEachDirectionApart) {
+  const torch::Tensor host = torch::randn({3, 4});
+  tp::sim::TransferLog log;
+  const torch::Tensor device = host.to(tp::sim::device(), /*non_blocking=*/true);
+  expect_copies(log.host_to_device(), 1, kBytes, 1);
+  const torch::Tensor back = device.cpu();
+  expect_copies(log.device_to_host(), 1, kBytes, 0);
+  const torch::Tensor twin = device.clone();
+  const torch::Tensor other = device.to(tp::sim::device(1));
+  expect_copies(log.device_to_device(), 2, 2 * kBytes, 0);
+  expect_copies(log.host_to_device(), 1, kBytes, 1);  // nothing else moved
+  EXPECT_EQ(log.syncs(), 1) << log.summary();         // the blocking .cpu()
+  EXPECT_EQ(log.syncs("copy_to_host"), 1);
+  EXPECT_TRUE(torch::equal(back, host));
+  EXPECT_TRUE(torch::equal(twin.cpu(), other.cpu()));
+}
+
+TEST(SimTransferLog, BlockingHostToDeviceCopyIsASync) {
+  const torch::Tensor host = torch::randn({3, 4});
+  tp::sim::TransferLog log;
+  const torch::Tensor device = host.to(tp::sim::device());
+  expect_copies(log.host_to_device(), 1, kBytes, 0);
+  EXPECT_EQ(log.syncs_by_operator(), (std::map<std::string, std::int64_t>{{"copy_to_device", 1}}));
+}
+
+TEST(SimTransferLog, TheFallbacksOwnCopiesAreNotCounted) {
+  const torch::Tensor device = torch::randn({3, 4}).to(tp::sim::device());
+  tp::sim::TransferLog log;
+  const long long calls = tp::sim::checked_calls();
+  const torch::Tensor sum = (device * 2 + 1).sum(1);
+  EXPECT_GT(tp::sim::checked_calls(), calls);  // it went through the fallback ...
+  const tp::sim::TransferCounts counts = log.counts();
+  expect_copies(counts.host_to_device, 0, 0, 0);  // ... whose CPU round trip is not a transfer
+  expect_copies(counts.device_to_host, 0, 0, 0);
+  expect_copies(counts.device_to_device, 0, 0, 0);
+  EXPECT_EQ(log.syncs(), 0) << log.summary();
+  EXPECT_TRUE(tp::sim::is_sim(sum.device()));
+}
+
+TEST(SimTransferLog, ForcedSynchronisationsByOperator) {
+  const torch::Tensor x = torch::arange(6, torch::kFloat).to(tp::sim::device());
+  const torch::Tensor mask = x > 2;
+  tp::sim::TransferLog log;
+  EXPECT_EQ(x.sum().item<float>(), 15.0f);
+  EXPECT_EQ(x.nonzero().size(0), 5);
+  EXPECT_EQ(x.masked_select(mask).size(0), 3);
+  EXPECT_EQ(x.index({mask}).size(0), 3);
+  EXPECT_EQ(std::get<0>(torch::_unique(x)).size(0), 6);
+  EXPECT_EQ(x.masked_fill(mask, 0.0).size(0), 6);  // masked_fill: no sync
+  EXPECT_EQ(log.syncs_by_operator(),
+            (std::map<std::string, std::int64_t>{{"_local_scalar_dense", 1},  // item()
+                                                 {"masked_select", 1},
+                                                 {"nonzero", 2},  // x.nonzero() and x[mask]
+                                                 {"unique", 1}}))
+      << log.summary();
+}
+
+TEST(SimTransferLog, BooleanIndexBackwardIsIndexPut) {
+  const torch::Tensor x = torch::randn({6}).to(tp::sim::device()).requires_grad_();
+  const torch::Tensor mask = torch::arange(6).to(tp::sim::device()) < 4;
+  tp::sim::TransferLog log;
+  x.index({mask}).sum().backward();
+  EXPECT_EQ(log.syncs("nonzero"), 1) << log.summary();  // forward: index's mask to indices
+  EXPECT_EQ(log.syncs("index_put_bool_mask"), 1) << log.summary();
+}
+
+TEST(SimTransferLog, NestedLogsEachCountAndStopStops) {
+  const torch::Tensor host = torch::randn({3, 4});
+  tp::sim::TransferLog outer;
+  const torch::Tensor first = host.to(tp::sim::device(), true);
+  {
+    tp::sim::TransferLog inner;
+    const torch::Tensor second = host.to(tp::sim::device(), true);
+    EXPECT_EQ(inner.host_to_device().copies, 1);
+  }
+  EXPECT_EQ(outer.host_to_device().copies, 2);
+  outer.stop();
+  const torch::Tensor third = host.to(tp::sim::device(), true);
+  EXPECT_EQ(outer.host_to_device().copies, 2);
+}
+
+TEST(SimTransferLog, CountsOtherThreads) {
+  const torch::Tensor host = torch::randn({3, 4});
+  tp::sim::TransferLog log;
+  std::thread worker([&] { (void)host.to(tp::sim::device(), true); });
+  worker.join();
+  EXPECT_EQ(log.host_to_device().copies, 1);
+}
+
+TEST(SimTransferLog, RefusesAnOperatorItDoesNotCount) {
+  tp::sim::TransferLog log;
+  EXPECT_THROW((void)log.syncs("cudaDeviceSynchronize"), c10::Error);
+  EXPECT_EQ(tp::sim::sync_operators().count("_local_scalar_dense"), 1u);
+}
+
+}  // namespace
+}  // namespace sim_transfer_log_test
