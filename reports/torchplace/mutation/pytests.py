@@ -62,11 +62,13 @@ def discover(build_dir: Path, regex: str, exclude: str) -> List[PyTest]:
 
 
 def tree_key(tree: Path, tests: List[PyTest]) -> str:
-    """A hash of what the profile depends on: reports/, ci/ and the tests' commands."""
+    """A hash of what the profile depends on: reports/ (not this engine), ci/ and the tests'
+    commands."""
     digest = hashlib.sha256(json.dumps([t.command for t in tests]).encode())
     for top in ("reports", "ci"):
         for path in sorted((tree / top).rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
+            engine = path.parent.name == "mutation" and path.parent.parent.name == "torchplace"
+            if path.is_file() and "__pycache__" not in path.parts and not engine:
                 digest.update(path.relative_to(tree).as_posix().encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()
