@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import signal
 import tempfile
 import unittest
 from unittest import mock
@@ -103,6 +104,23 @@ class BehaviourSummary(unittest.TestCase):
         self.assertEqual(len(rows), 1)
         self.assertIn("started_failing", rows[0])
         self.assertIn("synthetic \\| detail", rows[0])
+
+
+class LateSigterm(unittest.TestCase):
+    def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
+        # kills reports/torchplace/gate/cli.py:main:5ad787:delete_stmt:0 (without --out only
+        # that line ignores the SIGTERM held back while the verdict prints: it then raised)
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+        verdict = {"exit_code": report.EXIT_BEHAVIOUR, "verdict": "synthetic"}
+
+        def write_outputs(*_):  # a SIGTERM arrives while the verdict is written (held back)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        with mock.patch.object(cli, "judge", return_value=verdict), mock.patch.object(
+            cli, "write_outputs", side_effect=write_outputs
+        ):
+            code = cli.main(["--results", "synthetic-run", "--expectations", "synthetic.json"])
+        self.assertEqual(code, report.EXIT_BEHAVIOUR)
 
 
 if __name__ == "__main__":

@@ -147,6 +147,17 @@ class Neighbours(MatrixGateCase):
         self.assertEqual(pairs, [("1.13.1", "2.6.0", 0), ("2.6.0", "2.14.1", 1)], done.stdout)
 
 
+class PrintedChanges(MatrixGateCase):
+    def test_a_changed_message_is_printed_with_both_texts(self):
+        # kills reports/torchplace/matrix/gate.py:print_verdict:2f0f52:delete_stmt:0 (the changes
+        # counted in the pair's line, never listed)
+        doc = matrix()
+        doc["cells"][0]["by_version"]["2.14.1"]["message"] = "synthetic: a new wording"
+        done = self.judged(PASS, doc)
+        self.assertIn("2.6.0 -> 2.14.1: 0 regression(s), 1 behaviour change(s)", done.stdout)
+        self.assertIn(f"  changed message of {FIX}: '' -> 'synthetic: a new wording'", done.stdout)
+
+
 class OutFolder(MatrixGateCase):
     def test_out_into_a_folder_not_there_yet(self):
         target = os.path.join(self.tmp, "not", "yet", "matrix-gate.json")

@@ -34,10 +34,13 @@ from torchplace.mutation.run import CannotJudge, configure, sync_tree
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, EXIT_FAIL, EXIT_OK, EXIT_USAGE, ROOT
 
 EQUIVALENTS = Path(__file__).with_name("equivalents")
-# Survivors seen but not yet triaged (neither killed by a test nor shown equivalent): a to-do
-# list, counted as survived in every ratio; a sample skips them (they would only cost time), so
-# that CI fails on a new hole, not on a known one. The whole set runs them.
-UNTRIAGED = Path(__file__).with_name("untriaged")
+# Each mutant's verdict at the last measurement (--write-ledger): killed, untriaged (survived, not
+# yet killed by a test nor shown equivalent) or unrun (not reached). A sampled survivor fails the
+# run when the ledger says killed (a hole opened) or does not know it (new or changed code); one
+# it records as untriaged or unrun is a known, unmeasured hole: listed and counted as survived in
+# the kill ratio, not a failure. A sample does not run untriaged ones (they would cost time only).
+LEDGER = Path(__file__).with_name("ledger")
+LEDGER_STATES = ("killed", "untriaged", "unrun")
 FIRST_GUESS_S = {"cpp": 180.0, "py": 30.0}  # one mutant, until one of its kind was timed
 BUILD_TIMEOUT_S = 900  # one rebuild on a loaded 2-core runner
 TEST_TIMEOUT_S = 180  # the kill set of one mutant
@@ -78,6 +81,39 @@ def load_equivalents(path: Path = EQUIVALENTS) -> dict:
             raise CannotJudge(EXIT_ENV, f"{path.name}:{number}: {ident} has no reason")
         found[ident] = reason.strip()
     return found
+
+
+def load_ledger(path: Path = LEDGER) -> Dict[str, str]:
+    ledger = load_equivalents(path) if path.is_file() else {}
+    wrong = [f"{i} {s}" for i, s in ledger.items() if s not in LEDGER_STATES]
+    if wrong:
+        raise CannotJudge(
+            EXIT_ENV, f"{path.name}: a state is not one of {LEDGER_STATES}: {wrong[:3]}"
+        )
+    return ledger
+
+
+def write_ledger(path: Path, records: list, ledger: Dict[str, str]) -> None:
+    """Every generated mutant but the equivalents, with this run's verdict where it ran one."""
+    now = {
+        r["id"]: {"killed": "killed", "timeout": "killed", "build_failure": "unrun"}.get(
+            r["status"], "untriaged"
+        )
+        for r in records
+    }
+    equivalents = load_equivalents()
+    lines = [HEADER_LEDGER]
+    for mutant in generate():
+        if mutant.id not in equivalents:
+            lines.append(f"{mutant.id} {now.get(mutant.id, ledger.get(mutant.id, 'unrun'))}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+HEADER_LEDGER = (
+    "# Every generated mutant's verdict at its last measurement (generated.py --write-ledger;\n"
+    "# see LEDGER there): killed, untriaged (survived; not yet killed by a test or shown\n"
+    "# equivalent) or unrun (not reached). Equivalents are not listed. Written by the tool."
+)
 
 
 def check_equivalents(mutants: list, equivalents: dict) -> None:
@@ -290,10 +326,11 @@ def try_mutant(scratch: Scratch, mutant) -> dict:
 
 
 def summarise(records: list, equivalents_count: int) -> dict:
-    counts = {key: 0 for key in ("killed", "timeout", "survived", "untriaged", "build_failure")}
+    states = ("killed", "timeout", "survived", "untriaged", "unmeasured", "build_failure")
+    counts = {key: 0 for key in states}
     for record in records:
         counts[record["status"]] += 1
-    judged = counts["killed"] + counts["timeout"] + counts["survived"] + counts["untriaged"]
+    judged = sum(counts[key] for key in states[:-1])
     detected = counts["killed"] + counts["timeout"]
     return {
         **counts,
@@ -329,6 +366,9 @@ def parse_args(argv=None):
         "mutant, and the checkout must hold no change to the files in scope",
     )
     parser.add_argument("--out", help="write every mutant's record here (JSON)")
+    parser.add_argument(
+        "--write-ledger", metavar="FILE", help="write every mutant's verdict (see LEDGER) here"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     try:
         args = parser.parse_args(argv)
@@ -360,18 +400,14 @@ def select(args, mutants: list, equivalents: dict) -> list:
     return chosen[: args.limit] if args.limit else chosen
 
 
-def untriaged_record(mutant, reason: str) -> Dict[str, Any]:
-    detail = f"a known survivor, not run (untriaged: {reason})"
-    return {
-        "id": mutant.id,
-        "old": mutant.old,
-        "new": mutant.new,
-        "status": "untriaged",
-        "detail": detail,
+def untriaged_record(mutant) -> Dict[str, Any]:
+    detail = "a known survivor (ledger: untriaged), not run"
+    return {"id": mutant.id, "old": mutant.old, "new": mutant.new, "status": "untriaged"} | {
+        "detail": detail
     }
 
 
-def run(args, chosen: list, equivalents: dict, untriaged: dict) -> int:
+def run(args, chosen: list, equivalents: dict, ledger: dict) -> int:
     started = time.monotonic()
     # A CI step cancelled mid-mutant: the `finally` of try_mutant still restores the file.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(EXIT_ENV))
@@ -379,16 +415,20 @@ def run(args, chosen: list, equivalents: dict, untriaged: dict) -> int:
     lazy = args.budget_s is not None
     scratch = Scratch(Path(args.scratch).resolve(), args.jobs, in_tree, lazy)
     skip_known = bool(args.sample) and not args.only
-    baseline(scratch, [m for m in chosen if not (skip_known and m.id in untriaged)])
+    known = {ident for ident, state in ledger.items() if state == "untriaged"}
+    baseline(scratch, [m for m in chosen if not (skip_known and m.id in known)])
     records: List[Dict[str, Any]] = []
     guess, timed = dict(FIRST_GUESS_S), set()
     for mutant in chosen:
         kind = "cpp" if is_cpp(mutant) else "py"
-        if skip_known and mutant.id in untriaged:
-            records.append(untriaged_record(mutant, untriaged[mutant.id]))
+        if skip_known and mutant.id in known:
+            records.append(untriaged_record(mutant))
             continue
         spent = time.monotonic() - started
-        if args.budget_s is not None and spent + guess[kind] > args.budget_s:
+        # --in-tree: once a C++ mutant ran, the restored checkout is rebuilt at the end, about
+        # one C++ mutant's rebuild, which the budget keeps room for
+        restore = guess["cpp"] if in_tree and (kind == "cpp" or "cpp" in timed) else 0.0
+        if args.budget_s is not None and spent + guess[kind] + restore > args.budget_s:
             continue  # would end past the budget; a cheaper kind may still fit
         record = {"id": mutant.id, "old": mutant.old, "new": mutant.new}
         record.update(try_mutant(scratch, mutant))
@@ -397,24 +437,35 @@ def run(args, chosen: list, equivalents: dict, untriaged: dict) -> int:
                 max(guess[kind], record["seconds"]) if kind in timed else record["seconds"]
             )
             timed.add(kind)
-        if record["status"] == "survived" and mutant.id in untriaged:
-            record["status"] = "untriaged"
+        if record["status"] == "survived" and ledger.get(mutant.id) in ("untriaged", "unrun"):
+            record["status"] = "untriaged" if mutant.id in known else "unmeasured"
         records.append(record)
         print(f"{record['id']}: {record['status']} ({record['detail'][:160]!r})", flush=True)
+        if args.out:  # after each mutant: a run stopped midway keeps what it measured
+            partial = {"summary": summarise(records, len(equivalents)), "mutants": records}
+            Path(args.out).write_text(json.dumps(partial, indent=1))
     if args.budget_s is not None:
         log(f"budget of {args.budget_s:.0f} s: {len(chosen) - len(records)} mutant(s) not tried")
+    if in_tree and any(is_cpp(m) for m in chosen if m.id in {r["id"] for r in records}):
+        ok, output = scratch.build()  # the binaries of the restored sources, not the last mutant's
+        if not ok:
+            raise CannotJudge(EXIT_BUILD, "the restored checkout does not build:\n" + output)
     summary = summarise(records, len(equivalents))
     summary["seconds"] = round(time.monotonic() - started, 1)
     if args.out:
         Path(args.out).write_text(json.dumps({"summary": summary, "mutants": records}, indent=1))
     log(f"summary: {json.dumps(summary)}")
+    if args.write_ledger:
+        write_ledger(Path(args.write_ledger), records, ledger)
     if not summary["judged"] - summary["untriaged"]:
         print("generated: cannot judge: no mutant was tried to the end", file=sys.stderr)
         return EXIT_ENV
-    if summary["untriaged"]:
+    if summary["untriaged"] or summary["unmeasured"]:
         log(
-            f"{summary['untriaged']} known untriaged survivor(s) (reports/torchplace/mutation/"
-            f"untriaged), counted as survived in the kill ratio"
+            f"{summary['untriaged']} known untriaged survivor(s) and {summary['unmeasured']} "
+            f"never measured before (reports/torchplace/mutation/ledger), counted as survived "
+            f"in the kill ratio, not failures: "
+            + ", ".join(r["id"] for r in records if r["status"] in ("untriaged", "unmeasured"))
         )
     survivors = [record["id"] for record in records if record["status"] == "survived"]
     if survivors:
@@ -435,11 +486,10 @@ def main(argv=None) -> int:
         equivalents = load_equivalents()
         everything = generate()
         check_equivalents(everything, equivalents)
-        untriaged = load_equivalents(UNTRIAGED) if UNTRIAGED.is_file() else {}
-        known = {mutant.id for mutant in everything}
-        stale = sorted(set(untriaged) - known)
+        ledger = load_ledger()
+        stale = sorted(set(ledger) - {mutant.id for mutant in everything})
         if stale:  # its line changed: the new mutant there is judged afresh
-            log(f"{len(stale)} untriaged id(s) name no mutant now (remove them): {stale[:5]}")
+            log(f"{len(stale)} ledger id(s) name no mutant now (--write-ledger): {stale[:5]}")
         chosen = select(args, mutants, equivalents)
         if args.list or args.check:
             for mutant in chosen if args.list else []:
@@ -449,7 +499,7 @@ def main(argv=None) -> int:
                 f"{len(chosen)} selected"
             )
             return EXIT_OK
-        return run(args, chosen, equivalents, untriaged)
+        return run(args, chosen, equivalents, ledger)
     except CannotJudge as error:
         print(f"generated: cannot judge: {error}", file=sys.stderr)
         return error.code

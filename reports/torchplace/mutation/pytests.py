@@ -192,7 +192,9 @@ class KillSet:
             if verdict == "fail":
                 self.kills[test.name] += 1
                 lines = [line for line in tail.strip().splitlines() if line.strip()]
-                return "killed", f"{test.name}: {lines[-1] if lines else ''}"[:300], test.name
+                named = [line for line in lines if line.startswith(("FAIL:", "ERROR:"))]
+                said = (named or lines or [""])[0 if named else -1]
+                return "killed", f"{test.name}: {said}"[:300], test.name
             if verdict == "timeout":
                 return "timeout", f"{test.name} past its deadline", test.name
         return "survived", f"{len(chosen)} test(s) passed", ""
