@@ -26,7 +26,8 @@ class ExpectationsFile(unittest.TestCase):
     CELL = {"outcome": "success", "error_class": None, "category": "passed"}
 
     def test_a_wrong_schema_is_refused(self):
-        # kills reports/torchplace/gate/behaviour.py:71:delete_branch:0 (and :delete_stmt:0)
+        # kills reports/torchplace/gate/behaviour.py:load_expectations:784781:delete_branch:0
+        # (and its delete_stmt:0)
         with tempfile.TemporaryDirectory() as folder:
             path = write_json(
                 folder,
@@ -57,7 +58,7 @@ class ExpectationsFile(unittest.TestCase):
 
 class ToolErrorOutsideMain(unittest.TestCase):
     def test_it_exits_3_and_says_what_failed(self):
-        # kills reports/torchplace/gate/cli.py:148:delete_stmt:0 (the message dropped)
+        # kills reports/torchplace/gate/cli.py:run:3d703b:delete_stmt:0 (the message dropped)
         stderr = io.StringIO()
         failing = mock.patch.object(cli, "main", side_effect=RuntimeError("synthetic failure"))
         with failing, contextlib.redirect_stderr(stderr), self.assertRaises(SystemExit) as exited:
@@ -69,7 +70,7 @@ class ToolErrorOutsideMain(unittest.TestCase):
 
 class PValueColumn(unittest.TestCase):
     def test_a_missing_p_reads_n_a_and_a_value_two_digits(self):
-        # kills reports/torchplace/gate/report.py:21:delete_stmt:0 (the summary printed "None")
+        # kills reports/torchplace/gate/report.py:_p:3f95dd:delete_stmt:0 (the summary said "None")
         self.assertEqual(report._p(None), "n/a")
         self.assertEqual(report._p(0.01234), "0.012")
 
@@ -95,7 +96,7 @@ class BehaviourSummary(unittest.TestCase):
     }
 
     def test_each_regression_has_its_row(self):
-        # kills reports/torchplace/gate/report.py:40:delete_stmt:0 (the table without rows)
+        # kills reports/torchplace/gate/report.py:_behaviour_lines:0cd336:delete_stmt:0 (no rows)
         rows = [
             line
             for line in report._behaviour_lines(self.SECTION)

@@ -491,6 +491,8 @@ def main(argv=None) -> int:
         if stale:  # its line changed: the new mutant there is judged afresh
             log(f"{len(stale)} ledger id(s) name no mutant now (--write-ledger): {stale[:5]}")
         chosen = select(args, mutants, equivalents)
+        if args.check and args.write_ledger:  # after a merge: new ids unrun, the rest kept
+            write_ledger(Path(args.write_ledger), [], ledger)
         if args.list or args.check:
             for mutant in chosen if args.list else []:
                 print(f"{mutant.id}\t{mutant.old.strip()[:60]!r} -> {mutant.new.strip()[:60]!r}")
