@@ -11,7 +11,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from torchplace.gate import behaviour, cli, report
+from torchplace.gate import behaviour, cli, interleave, policy, report
 from torchplace.schema import InputError
 
 
@@ -122,6 +122,37 @@ class LateSigterm(unittest.TestCase):
         ):
             code = cli.main(["--results", "synthetic-run", "--expectations", "synthetic.json"])
         self.assertEqual(code, report.EXIT_BEHAVIOUR)
+
+
+class PolicySchema(unittest.TestCase):
+    def test_a_policy_of_another_schema_is_refused(self):
+        # kills reports/torchplace/gate/policy.py:Policy.__init__:5667d3:delete_branch:0 (and
+        # its delete_stmt:0): any schema was read as this one
+        with open(policy.DEFAULT_POLICY, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        policy.Policy(dict(doc), "synthetic.json")  # the committed policy, as it is, loads
+        doc["schema"] = "torchplace.gate-policy/0"
+        with self.assertRaises(InputError) as raised:
+            policy.Policy(doc, "synthetic.json")
+        self.assertIn("schema is 'torchplace.gate-policy/0'", str(raised.exception))
+
+
+class InterleaveMissingBinary(unittest.TestCase):
+    def test_a_binary_that_cannot_run_is_exit_3_and_writes_nothing(self):
+        # kills reports/torchplace/gate/interleave.py:main:e58138:delete_stmt:0 (it went on to
+        # write the outputs of a run that never happened)
+        with tempfile.TemporaryDirectory() as folder:
+            missing = os.path.join(folder, "no-such-benchmark-binary")
+            outs = [os.path.join(folder, name) for name in ("a.json", "b.json")]
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr):
+                code = interleave.main(
+                    ["--baseline-bin", missing, "--candidate-bin", missing, "--rounds", "2"]
+                    + ["--out-baseline", outs[0], "--out-candidate", outs[1]]
+                )
+            self.assertEqual(code, report.EXIT_INPUT)
+            self.assertIn("interleave:", stderr.getvalue())
+            self.assertFalse([path for path in outs if os.path.exists(path)])
 
 
 if __name__ == "__main__":
