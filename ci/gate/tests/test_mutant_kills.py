@@ -155,5 +155,36 @@ class InterleaveMissingBinary(unittest.TestCase):
             self.assertFalse([path for path in outs if os.path.exists(path)])
 
 
+class SpeedSummary(unittest.TestCase):
+    @staticmethod
+    def row(name, informational):  # a synthetic benchmark row, not a measurement
+        return {
+            "name": name,
+            "outcome": "SAME",
+            "informational": informational,
+            "ratio": 1.0,
+            "median_baseline_s": 1e-3,
+            "median_candidate_s": 1e-3,
+            "p_adjusted": 0.5,
+            "reps_baseline": 5,
+            "reps_candidate": 5,
+            "note": "",
+        }
+
+    def test_the_holm_correction_counts_the_gated_benchmarks_only(self):
+        # kills reports/torchplace/gate/report.py:_speed_lines:4f6673:const_minus:0 (it said
+        # "over 0 gated benchmark(s)")
+        section = {
+            "candidate": "synthetic-candidate.json",
+            "baseline": "synthetic-baseline.json",
+            "alpha": 0.05,
+            "policy": "synthetic-policy.json",
+            "benchmarks": [self.row("a", False), self.row("b", False), self.row("c", True)],
+        }
+        section.update({key: [] for key in ("skipped", "new", "notes")})
+        text = "\n".join(report._speed_lines(section))
+        self.assertIn("Holm-corrected over 2 gated benchmark(s)", text)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -157,6 +157,16 @@ class PrintedChanges(MatrixGateCase):
         self.assertIn("2.6.0 -> 2.14.1: 0 regression(s), 1 behaviour change(s)", done.stdout)
         self.assertIn(f"  changed message of {FIX}: '' -> 'synthetic: a new wording'", done.stdout)
 
+    def test_a_column_that_did_not_build_fails_and_its_cells_are_not_compared(self):
+        # kills reports/torchplace/matrix/gate.py:compare_pair:26c669:logic_swap:0 (a cell the
+        # failed column lacks was compared field by field: a tool error, exit 3)
+        doc = matrix()
+        doc["versions"][0] = column("1.13.1", status="build_failed")
+        del doc["cells"][0]["by_version"]["1.13.1"]
+        done = self.judged(REGRESSION, doc)
+        self.assertIn("1.13.1 -> 2.6.0: 0 regression(s), 0 behaviour change(s)", done.stdout)
+        self.assertIn("FAILED (column) <1.13.1 column>: build_failed", done.stdout)
+
 
 class OutFolder(MatrixGateCase):
     def test_out_into_a_folder_not_there_yet(self):

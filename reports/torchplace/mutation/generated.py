@@ -41,7 +41,7 @@ EQUIVALENTS = Path(__file__).with_name("equivalents")
 # the kill ratio, not a failure. A sample does not run untriaged ones (they would cost time only).
 LEDGER = Path(__file__).with_name("ledger")
 LEDGER_STATES = ("killed", "untriaged", "unrun")
-FIRST_GUESS_S = {"cpp": 180.0, "py": 30.0}  # one mutant, until one of its kind was timed
+FIRST_GUESS_S = {"cpp": 120.0, "py": 30.0}  # one mutant, until one of its kind was timed
 BUILD_TIMEOUT_S = 900  # one rebuild on a loaded 2-core runner
 TEST_TIMEOUT_S = 180  # the kill set of one mutant
 PY_TEST_TIMEOUT_S = 60  # one CTest test of a Python mutant
