@@ -7,6 +7,7 @@ import io
 import json
 import os
 import signal
+import sys
 import tempfile
 import unittest
 from unittest import mock
@@ -106,6 +107,19 @@ class BehaviourSummary(unittest.TestCase):
         self.assertIn("started_failing", rows[0])
         self.assertIn("synthetic \\| detail", rows[0])
 
+    def test_synthetic_results_say_so_under_the_heading(self):
+        # kills reports/torchplace/gate/report.py:_behaviour_lines:c98006:delete_branch:0 (the
+        # summary of hand-made results did not say they were hand-made)
+        section = dict(self.SECTION, synthetic="made by test_mutant_kills.py")
+        lines = report._behaviour_lines(section)
+        self.assertEqual(lines[0], "### Behaviour")
+        notes = [line for line in lines if line.startswith("**SYNTHETIC input**")]
+        self.assertEqual(len(notes), 1, lines)
+        self.assertIn("made by test_mutant_kills.py", notes[0])
+        self.assertFalse(
+            [line for line in report._behaviour_lines(self.SECTION) if "SYNTHETIC" in line]
+        )
+
 
 class LateSigterm(unittest.TestCase):
     def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
@@ -184,6 +198,19 @@ class SpeedSummary(unittest.TestCase):
         section.update({key: [] for key in ("skipped", "new", "notes")})
         text = "\n".join(report._speed_lines(section))
         self.assertIn("Holm-corrected over 2 gated benchmark(s)", text)
+
+
+class AsciiStreams(unittest.TestCase):
+    def test_a_character_an_ascii_stream_lacks_is_escaped_not_dropped(self):
+        # kills reports/torchplace/gate/cli.py:_safe_streams:ee5bcc:delete_stmt:0 (the summary
+        # vanished from an ASCII stdout: say() swallowed the UnicodeEncodeError)
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding="ascii")
+        with mock.patch.object(sys, "stdout", stream), mock.patch.object(sys, "stderr", stream):
+            cli._safe_streams()
+            cli.say("perte non diminu\u00e9e (synthetic message)")
+        stream.flush()
+        self.assertIn(b"perte non diminu\\xe9e (synthetic message)", raw.getvalue())
 
 
 if __name__ == "__main__":

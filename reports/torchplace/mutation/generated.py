@@ -4,16 +4,19 @@ each tried in a scratch copy, rebuilt where C++, and run against only the tests 
   python3 -m torchplace.mutation.generated [--lang cpp,py] [--only ID,...] [--files PATH,...]
       [--sample SEED --budget-s N] [--limit N] [--list | --check] [--scratch DIR] [--out FILE]
 
-Mutant ids are `path:line:operator:index` (operators_cpp.py, operators_py.py), stable for an
-unchanged file. reports/torchplace/mutation/equivalents lists the ones that cannot be killed,
-each with a one-line reason; they are not run. --sample SEED orders the rest by a hash of the seed
-and the id (CI: the commit hash, so every submission meets other mutants) and stops starting new
-ones once --budget-s seconds have gone (the baseline build counts).
+Mutant ids are `path:[function:]hash:operator:index` (operators_cpp.Mutant.id): no line number,
+so an edit elsewhere in the file keeps them. reports/torchplace/mutation/equivalents lists the
+ones that cannot be killed, each with a one-line reason; they are not run. --sample SEED orders
+the rest by a hash of the seed and the id (CI: the commit hash, so every submission meets other
+mutants); with --budget-s N no mutant starts that would end past N seconds by the longest of its
+kind so far (the baseline counts). Python mutants run as pytests.py says: traced and cached
+without a budget, every test of the kill set (each killer checked unmutated) with one.
+The ledger (LEDGER below) decides which survivors fail the run.
 Each mutant ends: killed (a selected test failed), timeout (a test ran past its deadline: counted
 as detected, listed apart), survived, or build_failure (the mutant does not compile: proves
 nothing, listed apart, never a kill).
 
-Exit codes: 0 no mutant survived that is not a recorded equivalent; 1 one did (named); 3 cannot
+Exit codes: 0 no survivor the ledger did not expect; 1 one (named); 3 cannot
 judge (the unmutated copy fails its kill tests, no mutant was tried, an equivalent names no
 mutant, a crash of the tools); 4 the unmutated copy does not build; 64 bad arguments.
 """
