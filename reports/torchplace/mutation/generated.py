@@ -269,8 +269,13 @@ class Scratch:
         return "fail", "; ".join(failed)[:300] or output[-300:]
 
 
+TESTS_OVERRIDE: Optional[str] = None  # --tests: a CTest regex for every Python mutant
+
+
 def kill_set(mutant) -> Any:
-    return scope.CPP[mutant.path] if is_cpp(mutant) else scope.PYTHON[mutant.path]
+    if is_cpp(mutant):
+        return scope.CPP[mutant.path]
+    return (TESTS_OVERRIDE, "") if TESTS_OVERRIDE else scope.PYTHON[mutant.path]
 
 
 def baseline(scratch: Scratch, mutants: list) -> None:
@@ -367,6 +372,11 @@ def parse_args(argv=None):
         help="mutate the checkout itself and rebuild in this configured build "
         "folder (CI: no scratch build); every file is restored after its "
         "mutant, and the checkout must hold no change to the files in scope",
+    )
+    parser.add_argument(
+        "--tests",
+        metavar="REGEX",
+        help="Python mutants: only these CTest tests (to see one new test kill its mutant)",
     )
     parser.add_argument("--out", help="write every mutant's record here (JSON)")
     parser.add_argument(
@@ -483,7 +493,9 @@ def run(args, chosen: list, equivalents: dict, ledger: dict) -> int:
 
 
 def main(argv=None) -> int:
+    global TESTS_OVERRIDE
     args = parse_args(argv)
+    TESTS_OVERRIDE = args.tests
     try:
         mutants = generate(args.langs, args.files.split(",") if args.files else None)
         equivalents = load_equivalents()
