@@ -144,7 +144,7 @@ def run_tests(
             else:
                 output = process.stdout.read().decode(errors="replace") if process.stdout else ""
                 verdict = "pass" if process.returncode == 0 else "fail"
-                tail = output[-600:]
+                tail = output[-4000:]
             if trace is not None and verdict == "pass":
                 test.lines, test.traced = _lines_of(trace), True
             ended.append((test, verdict, spent, tail))
