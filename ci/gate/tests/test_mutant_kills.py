@@ -75,6 +75,13 @@ class PValueColumn(unittest.TestCase):
         self.assertEqual(report._p(None), "n/a")
         self.assertEqual(report._p(0.01234), "0.012")
 
+    def test_a_duration_reads_in_the_unit_that_keeps_it_short(self):
+        # kills reports/torchplace/gate/report.py:_duration:f4b9af:delete_stmt:0 (every time
+        # in ns: "3.41e+06 ns")
+        self.assertEqual(report._duration(2.5), "2.5 s")
+        self.assertEqual(report._duration(3.41e-3), "3.41 ms")
+        self.assertEqual(report._duration(812e-9), "812 ns")
+
 
 class BehaviourSummary(unittest.TestCase):
     # A synthetic behaviour section: one regression, nothing new or skipped.
@@ -119,6 +126,24 @@ class BehaviourSummary(unittest.TestCase):
         self.assertFalse(
             [line for line in report._behaviour_lines(self.SECTION) if "SYNTHETIC" in line]
         )
+
+
+class EarlierOutputsFirst(unittest.TestCase):
+    def test_the_earlier_verdict_is_gone_while_this_run_judges(self):
+        # kills reports/torchplace/gate/cli.py:judge:38bd4e:delete_stmt:0 (an earlier run's
+        # verdict stood beside this run while it judged, and stayed if it was killed then)
+        seen = []
+        with tempfile.TemporaryDirectory() as out:
+            write_json(out, "gate.json", {"verdict": "PASS", "about": "an earlier run (synthetic)"})
+
+            def sections(args, verdict):
+                seen.append(os.path.exists(os.path.join(out, "gate.json")))
+                verdict["problems"].append("synthetic: nothing judged")
+
+            with mock.patch.object(cli, "run_sections", side_effect=sections):
+                code = cli.main(["--results", "synthetic-run", "--out", out])
+        self.assertEqual(seen, [False])
+        self.assertEqual(code, report.EXIT_INPUT)
 
 
 class LateSigterm(unittest.TestCase):
