@@ -7,6 +7,7 @@ import io
 import json
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -192,6 +193,22 @@ class InterleaveMissingBinary(unittest.TestCase):
             self.assertEqual(code, report.EXIT_INPUT)
             self.assertIn("interleave:", stderr.getvalue())
             self.assertFalse([path for path in outs if os.path.exists(path)])
+
+    def test_as_a_command_too(self):
+        # kills reports/torchplace/gate/interleave.py:<module>:0d2999:const_minus:0 (argv[0:]:
+        # the module's own path read as an argument, a usage error)
+        with tempfile.TemporaryDirectory() as folder:
+            missing = os.path.join(folder, "no-such-benchmark-binary")
+            done = subprocess.run(
+                [sys.executable, "-m", "torchplace.gate.interleave", "--rounds", "2"]
+                + ["--baseline-bin", missing, "--candidate-bin", missing]
+                + ["--out-baseline", os.path.join(folder, "a.json")]
+                + ["--out-candidate", os.path.join(folder, "b.json")],
+                capture_output=True,
+                text=True,
+            )
+        self.assertEqual(done.returncode, report.EXIT_INPUT, done.stderr)
+        self.assertIn("interleave:", done.stderr)
 
 
 class SpeedSummary(unittest.TestCase):
