@@ -147,6 +147,36 @@ class EarlierOutputsFirst(unittest.TestCase):
         self.assertEqual(code, report.EXIT_INPUT)
 
 
+class OutputsThatCannotBeWritten(unittest.TestCase):
+    def judged(self, reached_code):
+        verdict = {
+            "problems": [],
+            "behaviour": None,
+            "speed": None,
+            "exit_code": reached_code,
+            "verdict": report.VERDICTS[reached_code],
+        }
+        failing = OSError("synthetic: no space left")
+        with tempfile.TemporaryDirectory() as out, contextlib.redirect_stderr(io.StringIO()):
+            with mock.patch.object(cli, "judge", return_value=verdict), mock.patch.object(
+                cli, "write_outputs", side_effect=failing
+            ):
+                code = cli.main(["--results", "synthetic-run", "--out", out])
+            with open(os.path.join(out, "gate.json"), encoding="utf-8") as handle:
+                return code, json.load(handle)
+
+    def test_a_regression_stays_one_and_the_error_is_written(self):
+        # kills reports/torchplace/gate/cli.py:write_tool_error:51daaa:negate_if:0 (no gate.json
+        # when the outputs failed once)
+        code, written = self.judged(report.EXIT_BEHAVIOUR)
+        self.assertEqual((code, written["exit_code"]), (report.EXIT_BEHAVIOUR,) * 2)
+        self.assertIn("tool error OSError: synthetic: no space left", written["problems"])
+
+    def test_a_pass_that_cannot_be_written_is_exit_3(self):
+        code, written = self.judged(report.EXIT_PASS)
+        self.assertEqual((code, written["exit_code"]), (report.EXIT_INPUT,) * 2)
+
+
 class LateSigterm(unittest.TestCase):
     def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
         # kills reports/torchplace/gate/cli.py:main:5ad787:delete_stmt:0 (without --out only
@@ -175,6 +205,16 @@ class PolicySchema(unittest.TestCase):
         with self.assertRaises(InputError) as raised:
             policy.Policy(doc, "synthetic.json")
         self.assertIn("schema is 'torchplace.gate-policy/0'", str(raised.exception))
+
+    def test_alpha_lies_strictly_between_0_and_1(self):
+        # kills reports/torchplace/gate/policy.py:Policy.__init__:4ac92d:rel_flip:1 (and :0)
+        with open(policy.DEFAULT_POLICY, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        for alpha in (0, 1):
+            with self.subTest(alpha=alpha), self.assertRaises(InputError) as raised:
+                policy.Policy(dict(doc, alpha=alpha), "synthetic.json")
+            self.assertIn("alpha must lie between 0 and 1", str(raised.exception))
+        policy.Policy(dict(doc, alpha=0.5), "synthetic.json")
 
 
 class InterleaveMissingBinary(unittest.TestCase):
