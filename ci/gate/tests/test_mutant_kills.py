@@ -13,7 +13,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from torchplace.gate import behaviour, cli, interleave, policy, report
+from torchplace.gate import behaviour, cli, interleave, policy, report, speed_input
 from torchplace.schema import InputError
 
 
@@ -175,6 +175,40 @@ class OutputsThatCannotBeWritten(unittest.TestCase):
     def test_a_pass_that_cannot_be_written_is_exit_3(self):
         code, written = self.judged(report.EXIT_PASS)
         self.assertEqual((code, written["exit_code"]), (report.EXIT_INPUT,) * 2)
+
+
+class DeclaredRepetitions(unittest.TestCase):
+    @staticmethod
+    def entry(index, declared):  # synthetic: hand-made, not a benchmark's output
+        return {
+            "name": "BM_synthetic",
+            "run_name": "BM_synthetic",
+            "run_type": "iteration",
+            "repetitions": declared,
+            "repetition_index": index,
+            "iterations": 10,
+            "real_time": 100.0,
+            "cpu_time": 100.0,
+            "time_unit": "ns",
+        }
+
+    def test_one_more_repetition_than_declared_is_refused(self):
+        # kills reports/torchplace/gate/speed_input.py:_add:c73d6f:const_plus:1 (max(declared, 2):
+        # a run declaring 1 repetition passed with 2)
+        with tempfile.TemporaryDirectory() as folder:
+            for declared, count, refused in ((1, 2, True), (1, 1, False), (2, 2, False)):
+                doc = {
+                    "context": {"synthetic": "hand-made test data, not a measurement"},
+                    "benchmarks": [self.entry(i, declared) for i in range(count)],
+                }
+                path = write_json(folder, "bench.json", doc)
+                with self.subTest(declared=declared, count=count):
+                    if not refused:
+                        speed_input.repetitions(path)
+                        continue
+                    with self.assertRaises(InputError) as raised:
+                        speed_input.repetitions(path)
+                    self.assertIn("more repetitions than the 1 it declares", str(raised.exception))
 
 
 class LateSigterm(unittest.TestCase):

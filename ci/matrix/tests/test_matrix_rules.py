@@ -167,6 +167,15 @@ class PrintedChanges(MatrixGateCase):
         self.assertIn("1.13.1 -> 2.6.0: 0 regression(s), 0 behaviour change(s)", done.stdout)
         self.assertIn("FAILED (column) <1.13.1 column>: build_failed", done.stdout)
 
+    def test_the_verdict_names_each_synthetic_column(self):
+        # kills reports/torchplace/matrix/gate.py:gate:30eefd:delete_branch:0 (a verdict on
+        # hand-made columns that did not say so)
+        out = os.path.join(self.tmp, "v.json")
+        self.judged(PASS, matrix(), None, "--out", out)
+        with open(out, encoding="utf-8") as handle:
+            noted = [item["version"] for item in json.load(handle)["synthetic"]]
+        self.assertEqual(noted, ["1.13.1", "2.6.0", "2.14.1"])
+
 
 class OutFolder(MatrixGateCase):
     def test_out_into_a_folder_not_there_yet(self):
