@@ -211,6 +211,52 @@ class DeclaredRepetitions(unittest.TestCase):
                     self.assertIn("more repetitions than the 1 it declares", str(raised.exception))
 
 
+class RuleTypes(unittest.TestCase):
+    def test_a_flag_must_be_a_boolean_and_a_match_text(self):
+        # kills reports/torchplace/gate/policy.py:_check_rule:04271e:delete_branch:0 and
+        # _check_rule:a2c40c:delete_branch:0 ("yes" read as a flag, 5 as a glob)
+        for rule, words in (
+            ({"informational": "yes"}, "informational must be true or false"),
+            ({"match": 5, "max_ratio": 1.5}, "match must be a glob pattern (text)"),
+        ):
+            with self.subTest(rule=rule), self.assertRaises(InputError) as raised:
+                policy._check_rule(rule, "synthetic rule")
+            self.assertIn(words, str(raised.exception))
+        policy._check_rule({"informational": True, "match": "BM_*"}, "synthetic rule")
+
+
+# A stand-in for torchplace_bench (synthetic: it measures nothing): writes one iteration entry
+# per --benchmark_repetitions to --benchmark_out, and fails when that file is already there.
+FAKE_BENCH = """#!/usr/bin/env python3
+import json, os, sys
+args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if "=" in a)
+if os.path.exists(args["benchmark_out"]):
+    sys.exit("a stale output file: " + args["benchmark_out"])
+entry = {"name": "BM_fake", "run_name": "BM_fake", "run_type": "iteration", "iterations": 1,
+         "real_time": 1.0, "cpu_time": 1.0, "time_unit": "ns"}
+n = int(args["benchmark_repetitions"])
+with open(args["benchmark_out"], "w") as out:
+    json.dump({"context": {"torchplace_synthetic": "a stand-in binary"},
+               "benchmarks": [dict(entry, repetition_index=i) for i in range(n)]}, out)
+"""
+
+
+class InterleaveRounds(unittest.TestCase):
+    def test_each_round_runs_each_side_afresh(self):
+        # kills reports/torchplace/gate/interleave.py:run_once:2803bf:negate_if:0 (the first
+        # round unlinked a file not there yet; without the unlink, a stale file stays)
+        with tempfile.TemporaryDirectory() as folder:
+            binary = os.path.join(folder, "fake_bench")
+            with open(binary, "w", encoding="utf-8") as handle:
+                handle.write(FAKE_BENCH.replace("/usr/bin/env python3", sys.executable))
+            os.chmod(binary, 0o755)
+            sides = [("baseline", binary, []), ("candidate", binary, [])]
+            merged = interleave.interleave(sides, rounds=3, batch=2)
+        self.assertEqual([side.count for side in merged], [{"BM_fake": 6}] * 2)
+        indices = [entry["repetition_index"] for entry in merged[0].entries]
+        self.assertEqual(indices, list(range(6)))
+
+
 class LateSigterm(unittest.TestCase):
     def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
         # kills reports/torchplace/gate/cli.py:main:5ad787:delete_stmt:0 (without --out only
