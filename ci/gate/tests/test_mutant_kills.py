@@ -13,7 +13,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from torchplace.gate import behaviour, cli, interleave, policy, report, speed_input
+from torchplace.gate import behaviour, cli, interleave, policy, report, speed, speed_input
 from torchplace.schema import InputError
 
 
@@ -255,6 +255,17 @@ class InterleaveRounds(unittest.TestCase):
         self.assertEqual([side.count for side in merged], [{"BM_fake": 6}] * 2)
         indices = [entry["repetition_index"] for entry in merged[0].entries]
         self.assertEqual(indices, list(range(6)))
+
+
+class NothingCompared(unittest.TestCase):
+    def test_a_speed_section_without_benchmarks_is_a_problem(self):
+        # kills reports/torchplace/gate/speed.py:input_problems:cb3d63:delete_stmt:0 (every
+        # benchmark skipped on both sides: no problem, so a pass)
+        section = {"missing": [], "errors": [], "benchmarks": []}
+        self.assertEqual(
+            speed.input_problems(section),
+            ["no benchmark was compared (all skipped, missing or failed)"],
+        )
 
 
 class LateSigterm(unittest.TestCase):
