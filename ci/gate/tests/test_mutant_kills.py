@@ -268,6 +268,26 @@ class NothingCompared(unittest.TestCase):
         )
 
 
+class PowerFigures(unittest.TestCase):
+    def test_min_p_is_the_worst_gated_benchmarks(self):
+        # kills reports/torchplace/gate/speed.py:power:b6649c:delete_stmt:0 (min_p stayed 0.0:
+        # the power line claimed any p could be reached)
+        def row(name, reps, informational=False):  # synthetic rows, no measurement
+            return {
+                "name": name,
+                "informational": informational,
+                "reps_baseline": reps,
+                "reps_candidate": reps,
+                "rule": {"min_reps": 2},
+            }
+
+        found = speed.power([row("a", 8), row("b", 3), row("c", 2, True)], 0.05)
+        self.assertEqual(found["gated"], 2)
+        self.assertEqual(found["min_p"], speed.min_p(3, 3))
+        self.assertGreater(found["min_p"], speed.min_p(8, 8))
+        self.assertEqual(found["without"], ["b"])
+
+
 class LateSigterm(unittest.TestCase):
     def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
         # kills reports/torchplace/gate/cli.py:main:5ad787:delete_stmt:0 (without --out only
