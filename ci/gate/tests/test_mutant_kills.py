@@ -288,6 +288,18 @@ class PowerFigures(unittest.TestCase):
         self.assertEqual(found["without"], ["b"])
 
 
+class RunNames(unittest.TestCase):
+    def test_a_run_name_if_present_is_non_empty_text(self):
+        # kills reports/torchplace/gate/speed_input.py:_check_entry:380eb1:eq_flip:0 (a bad
+        # run_name unchecked; an entry without one a KeyError)
+        entry = {"name": "BM_synthetic", "run_type": "iteration"}
+        speed_input._check_entry(entry, "synthetic")
+        for bad in (5, ""):
+            with self.subTest(run_name=bad), self.assertRaises(InputError) as raised:
+                speed_input._check_entry(dict(entry, run_name=bad), "synthetic")
+            self.assertIn("run_name must be non-empty text", str(raised.exception))
+
+
 class LateSigterm(unittest.TestCase):
     def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
         # kills reports/torchplace/gate/cli.py:main:5ad787:delete_stmt:0 (without --out only
