@@ -300,6 +300,18 @@ class RunNames(unittest.TestCase):
             self.assertIn("run_name must be non-empty text", str(raised.exception))
 
 
+class Help(unittest.TestCase):
+    def test_help_says_what_the_gate_is_and_exits_0(self):
+        # kills reports/torchplace/gate/cli.py:parse:df03f4:const_minus:0 (the docstring's last
+        # paragraph as the description)
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit) as exited:
+            cli.parse(["--help"])
+        self.assertEqual(exited.exception.code, 0)
+        text = " ".join(stdout.getvalue().split())
+        self.assertIn("torchplace gate: the CI regression gate (behaviour and speed), one", text)
+
+
 class LateSigterm(unittest.TestCase):
     def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
         # kills reports/torchplace/gate/cli.py:main:5ad787:delete_stmt:0 (without --out only
