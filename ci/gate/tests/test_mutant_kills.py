@@ -312,6 +312,45 @@ class Help(unittest.TestCase):
         self.assertIn("torchplace gate: the CI regression gate (behaviour and speed), one", text)
 
 
+class PowerEdges(unittest.TestCase):
+    def test_a_smallest_p_equal_to_alpha_has_no_power(self):
+        # kills reports/torchplace/gate/speed.py:power:4cfb87:rel_flip:1 (SLOWER needs p < alpha,
+        # so 1 gated x min_p(3, 3) = 0.1 cannot be SLOWER at alpha 0.1)
+        row = {
+            "name": "BM_synthetic",
+            "informational": False,
+            "reps_baseline": 3,
+            "reps_candidate": 3,
+            "rule": {"min_reps": 2},
+        }
+        self.assertEqual(speed.min_p(3, 3), 0.1)
+        self.assertEqual(speed.power([row], 0.1)["without"], ["BM_synthetic"])
+        self.assertEqual(speed.power([row], 0.11)["without"], [])
+
+    def test_the_message_names_three_benchmarks_and_counts_the_rest(self):
+        # kills reports/torchplace/gate/speed.py:no_power_message:eacc21:const_plus:1
+        check = {
+            "reps_needed": 6,
+            "without": [f"BM_{n}" for n in "abcde"],
+            "gated": 5,
+            "min_p": 0.1,
+            "alpha": 0.05,
+        }
+        text = speed.no_power_message(check)
+        self.assertIn("(BM_a, BM_b, BM_c and 2 more)", text)
+
+
+class DefaultRule(unittest.TestCase):
+    def test_a_default_rule_missing_a_field_is_refused(self):
+        # kills reports/torchplace/gate/policy.py:Policy.__init__:481c4b:delete_stmt:0
+        with open(policy.DEFAULT_POLICY, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        doc["default"] = {k: v for k, v in doc["default"].items() if k != "min_reps"}
+        with self.assertRaises(InputError) as raised:
+            policy.Policy(doc, "synthetic.json")
+        self.assertIn("default: missing field(s) min_reps", str(raised.exception))
+
+
 class LateSigterm(unittest.TestCase):
     def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
         # kills reports/torchplace/gate/cli.py:main:5ad787:delete_stmt:0 (without --out only

@@ -7,6 +7,8 @@ compared each with its older neighbour.
 
   test_matrix_rules.py [TestClass[.test] ...]      (CTest: matrix.gate_rules)
 """
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -14,6 +16,10 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
+
+from torchplace import schema
+from torchplace.matrix import gate as matrix_gate
 
 PASS, REGRESSION, INPUT = 0, 2, 3
 SYNTHETIC = "synthetic (ci/matrix/tests/test_matrix_rules.py), not recorded from a run"
@@ -175,6 +181,18 @@ class PrintedChanges(MatrixGateCase):
         with open(out, encoding="utf-8") as handle:
             noted = [item["version"] for item in json.load(handle)["synthetic"]]
         self.assertEqual(noted, ["1.13.1", "2.6.0", "2.14.1"])
+
+
+class StoppedBySigterm(unittest.TestCase):
+    def test_a_sigterm_while_loading_is_exit_3_and_says_so(self):
+        # kills reports/torchplace/matrix/gate.py:main:fcc0dd:delete_stmt:0 (stopped silently)
+        stopped = schema.Terminated("stopped by signal 15 (SIGTERM)")
+        stderr = io.StringIO()
+        with mock.patch.object(matrix_gate.data, "load_matrix", side_effect=stopped):
+            with contextlib.redirect_stderr(stderr), mock.patch("signal.signal"):
+                code = matrix_gate.main(["gate", "synthetic-matrix.json"])
+        self.assertEqual(code, INPUT)
+        self.assertIn("matrix gate: stopped by SIGTERM; nothing judged (exit 3)", stderr.getvalue())
 
 
 class OutFolder(MatrixGateCase):
