@@ -351,6 +351,17 @@ class DefaultRule(unittest.TestCase):
         self.assertIn("default: missing field(s) min_reps", str(raised.exception))
 
 
+class UsageMessage(unittest.TestCase):
+    def test_a_bad_argument_is_exit_3_and_named(self):
+        # kills reports/torchplace/gate/cli.py:main:f93ce4:delete_stmt:0 (exit 3 in silence)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            code = cli.main(["--no-such-option"])
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn("--no-such-option", stderr.getvalue())
+        self.assertIn("(see ci/torchplace gate --help)", stderr.getvalue())
+
+
 class LateSigterm(unittest.TestCase):
     def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
         # kills reports/torchplace/gate/cli.py:main:5ad787:delete_stmt:0 (without --out only
