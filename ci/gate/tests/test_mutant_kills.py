@@ -361,6 +361,16 @@ class UsageMessage(unittest.TestCase):
         self.assertIn("--no-such-option", stderr.getvalue())
         self.assertIn("(see ci/torchplace gate --help)", stderr.getvalue())
 
+    def test_skipped_cells_are_listed_only_when_there_are_some(self):
+        # kills reports/torchplace/gate/report.py:_behaviour_lines:4699f3:negate_if:0 (the list
+        # shown when empty, hidden when not)
+        skipped = [{"id": "demo/case=y/device=cuda:0", "reason": "synthetic: no GPU"}]
+        lines = report._behaviour_lines(dict(self.SECTION, skipped=skipped))
+        self.assertIn("<details><summary>Skipped cells: 1</summary>", lines)
+        self.assertIn("- `demo/case=y/device=cuda:0`: synthetic: no GPU", lines)
+        plain = report._behaviour_lines(self.SECTION)
+        self.assertFalse([line for line in plain if line.startswith("<details>")], plain)
+
 
 class LateSigterm(unittest.TestCase):
     def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
