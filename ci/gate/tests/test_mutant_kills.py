@@ -210,6 +210,16 @@ class DeclaredRepetitions(unittest.TestCase):
                         speed_input.repetitions(path)
                     self.assertIn("more repetitions than the 1 it declares", str(raised.exception))
 
+    def test_patterns_are_a_list_and_benchmarks_an_object(self):
+        # kills reports/torchplace/gate/policy.py:Policy.__init__:fefa00:logic_swap:0 (either
+        # wrong alone passed)
+        with open(policy.DEFAULT_POLICY, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        for field, wrong in (("patterns", {}), ("benchmarks", [])):
+            with self.subTest(field=field), self.assertRaises(InputError) as raised:
+                policy.Policy(dict(doc, **{field: wrong}), "synthetic.json")
+            self.assertIn("patterns must be a list and benchmarks an object", str(raised.exception))
+
 
 class RuleTypes(unittest.TestCase):
     def test_a_flag_must_be_a_boolean_and_a_match_text(self):
