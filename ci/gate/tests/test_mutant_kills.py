@@ -485,6 +485,12 @@ class SpeedSummary(unittest.TestCase):
         section.update({key: [] for key in ("skipped", "new", "notes")})
         text = "\n".join(report._speed_lines(section))
         self.assertIn("Holm-corrected over 2 gated benchmark(s)", text)
+        # kills reports/torchplace/gate/report.py:_speed_lines:66350d:negate_if:0 (the AMBIGUOUS
+        # note on every summary but those with an AMBIGUOUS benchmark)
+        note = "AMBIGUOUS benchmarks do not fail the gate"
+        self.assertNotIn(note, text)
+        section["benchmarks"][1]["outcome"] = "AMBIGUOUS"
+        self.assertIn(note, "\n".join(report._speed_lines(section)))
 
 
 class AsciiStreams(unittest.TestCase):
