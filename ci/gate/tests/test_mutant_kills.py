@@ -176,6 +176,16 @@ class OutputsThatCannotBeWritten(unittest.TestCase):
         code, written = self.judged(report.EXIT_PASS)
         self.assertEqual((code, written["exit_code"]), (report.EXIT_INPUT,) * 2)
 
+    def test_a_second_failure_is_said_and_the_exit_code_kept(self):
+        # kills reports/torchplace/gate/cli.py:write_tool_error:8f3f01:delete_stmt:0 (silence)
+        stderr = io.StringIO()
+        with mock.patch.object(cli.schema, "write_set", side_effect=OSError("synthetic: again")):
+            with contextlib.redirect_stderr(stderr):
+                code = cli.write_tool_error(OSError("synthetic: first"), "synthetic-out")
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn("cannot write to synthetic-out: synthetic: again", stderr.getvalue())
+        self.assertIn("tool error OSError: synthetic: first (exit 3)", stderr.getvalue())
+
 
 class DeclaredRepetitions(unittest.TestCase):
     @staticmethod
