@@ -12,9 +12,11 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -193,6 +195,39 @@ class StoppedBySigterm(unittest.TestCase):
                 code = matrix_gate.main(["gate", "synthetic-matrix.json"])
         self.assertEqual(code, INPUT)
         self.assertIn("matrix gate: stopped by SIGTERM; nothing judged (exit 3)", stderr.getvalue())
+
+    def test_a_sigterm_to_the_command_is_a_clean_exit_3(self):
+        # kills reports/torchplace/matrix/gate.py:main:49be15:delete_stmt:0 (no handler: the
+        # process died of the signal, saying nothing). The input is a FIFO nobody writes, so
+        # the gate waits in it until the signal comes.
+        with tempfile.TemporaryDirectory() as folder:
+            fifo = os.path.join(folder, "matrix.json")
+            os.mkfifo(fifo)
+            child = subprocess.Popen(
+                [sys.executable, "-m", "torchplace.matrix.gate", fifo],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            writer = None
+            deadline = time.monotonic() + 30  # s: for the child to open the FIFO
+            while writer is None and time.monotonic() < deadline and child.poll() is None:
+                try:  # succeeds once the child has the FIFO open to read: its handler is set
+                    writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                except OSError:
+                    time.sleep(0.05)
+            child.send_signal(signal.SIGTERM)
+            try:
+                _, err = child.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                raise
+            finally:
+                if writer is not None:
+                    os.close(writer)
+        self.assertIsNotNone(writer, "the gate never opened its input")
+        self.assertEqual(child.returncode, INPUT, err)
+        self.assertIn("stopped by SIGTERM", err)
 
 
 class OutFolder(MatrixGateCase):
