@@ -13,6 +13,7 @@ import tempfile
 import unittest
 from unittest import mock
 
+from gate_inputs import FIX_CPU, FIX_CUDA, passing, results
 from torchplace.gate import behaviour, cli, interleave, policy, report, speed, speed_input
 from torchplace.schema import InputError
 
@@ -390,6 +391,30 @@ class UsageMessage(unittest.TestCase):
         self.assertIn("- `demo/case=y/device=cuda:0`: synthetic: no GPU", lines)
         plain = report._behaviour_lines(self.SECTION)
         self.assertFalse([line for line in plain if line.startswith("<details>")], plain)
+
+
+class RegressionRecords(unittest.TestCase):
+    def test_a_new_cell_regression_shows_what_the_cell_expects(self):
+        # kills reports/torchplace/gate/behaviour.py:_regression:9d0b84:logic_swap:0 (expected
+        # None for a cell not committed)
+        cell = dict(passing(FIX_CPU), status="fail", category="failed")
+        found = behaviour._regression(cell, None, ("new_failing", "synthetic detail"))
+        self.assertEqual(found["expected"], behaviour._expected(cell))
+        self.assertIsNotNone(found["expected"])
+        committed = {"outcome": "success", "error_class": None, "category": "passed"}
+        self.assertIs(behaviour._regression(cell, committed, ("x", "y"))["expected"], committed)
+
+    def test_refresh_returns_the_number_of_cells_it_wrote(self):
+        # kills reports/torchplace/gate/behaviour.py:refresh:9738ae:return_value:0 ("wrote None
+        # cell expectations")
+        with tempfile.TemporaryDirectory() as folder:
+            os.makedirs(os.path.join(folder, "run"))
+            write_json(folder, "run/results.json", results([passing(FIX_CPU), passing(FIX_CUDA)]))
+            target = os.path.join(folder, "expectations.json")
+            count = behaviour.refresh(os.path.join(folder, "run"), target)
+            with open(target, encoding="utf-8") as handle:
+                self.assertEqual(count, len(json.load(handle)["cells"]))
+        self.assertEqual(count, 2)
 
 
 class LateSigterm(unittest.TestCase):
