@@ -348,6 +348,11 @@ class PowerEdges(unittest.TestCase):
         self.assertEqual(speed.power([row], 0.1)["without"], ["BM_synthetic"])
         self.assertEqual(speed.power([row], 0.11)["without"], [])
 
+    def test_two_repetitions_a_side_suffice_where_their_p_can_be_reached(self):
+        # kills reports/torchplace/gate/speed.py:reps_needed:c631ee:const_plus:0 (a default of 3)
+        self.assertAlmostEqual(speed.min_p(2, 2), 1 / 3)
+        self.assertEqual(speed.reps_needed(1, 0.5), 2)
+
     def test_the_message_names_three_benchmarks_and_counts_the_rest(self):
         # kills reports/torchplace/gate/speed.py:no_power_message:eacc21:const_plus:1
         check = {
