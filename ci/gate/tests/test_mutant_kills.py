@@ -45,6 +45,16 @@ class ExpectationsFile(unittest.TestCase):
                 behaviour.load_expectations(path)
             self.assertIn("schema", str(raised.exception))
 
+    def test_a_file_without_schema_or_cells_is_bad_input_naming_them(self):
+        # kills reports/torchplace/gate/behaviour.py:load_expectations:3cd906:delete_stmt:0 (a
+        # KeyError, a tool error, instead)
+        with tempfile.TemporaryDirectory() as folder:
+            for doc, missing in (({"cells": {}}, "schema"), ({"schema": "x"}, "cells")):
+                path = write_json(folder, "expectations.json", dict(doc, synthetic=True))
+                with self.subTest(missing=missing), self.assertRaises(InputError) as raised:
+                    behaviour.load_expectations(path)
+                self.assertIn(f"missing field(s) {missing}", str(raised.exception))
+
     def test_the_right_schema_loads(self):
         with tempfile.TemporaryDirectory() as folder:
             path = write_json(
