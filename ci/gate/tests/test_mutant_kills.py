@@ -125,6 +125,19 @@ class BehaviourSummary(unittest.TestCase):
         self.assertEqual(len(rows), 1)
         self.assertIn("started_failing", rows[0])
         self.assertIn("synthetic \\| detail", rows[0])
+        # kills reports/torchplace/gate/report.py:_behaviour_lines:c44147:logic_swap:0 (the
+        # observed column showed the record's dict)
+        self.assertIn("| success  (failed) |", rows[0])
+
+    def test_skipped_cells_are_listed_only_when_there_are_some(self):
+        # kills reports/torchplace/gate/report.py:_behaviour_lines:4699f3:negate_if:0 (the list
+        # shown when empty, hidden when not)
+        skipped = [{"id": "demo/case=y/device=cuda:0", "reason": "synthetic: no GPU"}]
+        lines = report._behaviour_lines(dict(self.SECTION, skipped=skipped))
+        self.assertIn("<details><summary>Skipped cells: 1</summary>", lines)
+        self.assertIn("- `demo/case=y/device=cuda:0`: synthetic: no GPU", lines)
+        plain = report._behaviour_lines(self.SECTION)
+        self.assertFalse([line for line in plain if line.startswith("<details>")], plain)
 
     def test_synthetic_results_say_so_under_the_heading(self):
         # kills reports/torchplace/gate/report.py:_behaviour_lines:c98006:delete_branch:0 (the
@@ -397,16 +410,6 @@ class UsageMessage(unittest.TestCase):
         self.assertIn("--no-such-option", stderr.getvalue())
         self.assertIn("(see ci/torchplace gate --help)", stderr.getvalue())
 
-    def test_skipped_cells_are_listed_only_when_there_are_some(self):
-        # kills reports/torchplace/gate/report.py:_behaviour_lines:4699f3:negate_if:0 (the list
-        # shown when empty, hidden when not)
-        skipped = [{"id": "demo/case=y/device=cuda:0", "reason": "synthetic: no GPU"}]
-        lines = report._behaviour_lines(dict(self.SECTION, skipped=skipped))
-        self.assertIn("<details><summary>Skipped cells: 1</summary>", lines)
-        self.assertIn("- `demo/case=y/device=cuda:0`: synthetic: no GPU", lines)
-        plain = report._behaviour_lines(self.SECTION)
-        self.assertFalse([line for line in plain if line.startswith("<details>")], plain)
-
 
 class RegressionRecords(unittest.TestCase):
     def test_a_new_cell_regression_shows_what_the_cell_expects(self):
@@ -430,6 +433,24 @@ class RegressionRecords(unittest.TestCase):
             with open(target, encoding="utf-8") as handle:
                 self.assertEqual(count, len(json.load(handle)["cells"]))
         self.assertEqual(count, 2)
+
+
+class BaselineAndCandidate(unittest.TestCase):
+    def test_one_without_the_other_is_a_usage_error(self):
+        # kills reports/torchplace/gate/cli.py:parse:6d91c5:delete_stmt:0
+        for args in (["--baseline", "base.json"], ["--candidate", "cand.json"]):
+            with self.subTest(args=args), self.assertRaises(cli.UsageError) as raised:
+                cli.parse(args)
+            self.assertIn("--baseline and --candidate go together", str(raised.exception))
+
+
+class CommittedSkip(unittest.TestCase):
+    def test_a_cell_committed_as_skipped_that_ran_is_an_outcome_change(self):
+        # kills reports/torchplace/gate/behaviour.py:_observation_problem:a804a5:delete_stmt:0
+        committed = {"outcome": "skip", "error_class": None, "category": "skipped"}
+        kind, text = behaviour._observation_problem(committed, passing(FIX_CPU))
+        self.assertEqual(kind, "outcome_changed")
+        self.assertIn("committed as skipped, the cell ran (success)", text)
 
 
 class LateSigterm(unittest.TestCase):
