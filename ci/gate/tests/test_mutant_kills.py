@@ -170,6 +170,18 @@ class EarlierOutputsFirst(unittest.TestCase):
         self.assertEqual(seen, [False])
         self.assertEqual(code, report.EXIT_INPUT)
 
+    def test_earlier_outputs_that_cannot_go_are_exit_3_and_said(self):
+        # kills reports/torchplace/gate/cli.py:main:3d703b:delete_stmt:0 (exit 3 in silence)
+        stderr = io.StringIO()
+        busy = OSError("synthetic: busy")
+        with mock.patch.object(cli.schema, "remove_outputs", side_effect=busy):
+            with contextlib.redirect_stderr(stderr):
+                code = cli.main(["--results", "synthetic-run", "--out", "synthetic-out"])
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn(
+            "cannot remove the earlier outputs in synthetic-out: synthetic: busy", stderr.getvalue()
+        )
+
 
 class OutputsThatCannotBeWritten(unittest.TestCase):
     def judged(self, reached_code):
