@@ -15,7 +15,7 @@ from unittest import mock
 
 from gate_inputs import FIX_CPU, FIX_CUDA, passing, results
 from torchplace.gate import behaviour, cli, interleave, policy, report, speed, speed_input
-from torchplace.schema import InputError
+from torchplace.schema import EXIT_USAGE, InputError
 
 
 def write_json(folder, name, doc):
@@ -574,6 +574,36 @@ class SpeedSummary(unittest.TestCase):
         self.assertNotIn(note, text)
         section["benchmarks"][1]["outcome"] = "AMBIGUOUS"
         self.assertIn(note, "\n".join(report._speed_lines(section)))
+
+
+class PowerLine(unittest.TestCase):
+    def test_the_power_line_when_checked_and_none_when_not(self):
+        # kills reports/torchplace/gate/report.py:_power_lines:66861d:negate_if:0
+        check = {"gated": 2, "min_p": 0.1, "alpha": 0.05, "enough": False, "without": ["BM_a"]}
+        self.assertEqual(
+            report._power_lines(check)[0],
+            "Power: 2 gated x worst smallest attainable p 0.1 = 0.2 against alpha 0.05: "
+            "1 gated benchmark(s) can NEVER be SLOWER.",
+        )
+        self.assertEqual(report._power_lines(None), [])
+
+
+class InterleaveArguments(unittest.TestCase):
+    def test_each_binary_and_output_is_required(self):
+        # kills reports/torchplace/gate/interleave.py:parse:4c3b16:bool_flip:0 (and the other
+        # three required=True flipped)
+        full = {
+            "--baseline-bin": "a",
+            "--candidate-bin": "b",
+            "--out-baseline": "a.json",
+            "--out-candidate": "b.json",
+        }
+        for left_out in full:
+            argv = [part for key, value in full.items() if key != left_out for part in (key, value)]
+            with self.subTest(left_out=left_out), contextlib.redirect_stderr(io.StringIO()):
+                with self.assertRaises(SystemExit) as exited:
+                    interleave.parse(argv)
+                self.assertEqual(exited.exception.code, EXIT_USAGE)  # 64: bad arguments
 
 
 class AsciiStreams(unittest.TestCase):
