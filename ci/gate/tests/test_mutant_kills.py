@@ -605,6 +605,27 @@ class InterleaveArguments(unittest.TestCase):
                     interleave.parse(argv)
                 self.assertEqual(exited.exception.code, EXIT_USAGE)  # 64: bad arguments
 
+    def test_the_documented_defaults(self):
+        # kills reports/torchplace/gate/interleave.py:parse:737f94:const_plus:0 (11 rounds)
+        args = interleave.parse(
+            ["--baseline-bin", "a", "--candidate-bin", "b"]
+            + ["--out-baseline", "a.json", "--out-candidate", "b.json"]
+        )
+        self.assertEqual((args.rounds, args.batch), (10, 1))
+
+
+class MeasureErrors(unittest.TestCase):
+    def test_a_test_that_cannot_give_p_is_bad_input_naming_the_benchmark(self):
+        # kills reports/torchplace/gate/speed.py:measure:f5c8ce:delete_stmt:0 (p None went on)
+        failing = InputError("synthetic: the test gave p = nan")
+        rule = {"informational": False, "min_reps": 2}
+        with mock.patch.object(speed, "mann_whitney_p", side_effect=failing):
+            with self.assertRaises(InputError) as raised:
+                speed.measure("BM_synthetic", [1.0, 2.0], [3.0, 4.0], rule)
+        self.assertEqual(
+            str(raised.exception), "benchmark BM_synthetic: synthetic: the test gave p = nan"
+        )
+
 
 class AsciiStreams(unittest.TestCase):
     def test_a_character_an_ascii_stream_lacks_is_escaped_not_dropped(self):
