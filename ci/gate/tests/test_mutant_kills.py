@@ -13,7 +13,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from gate_inputs import FIX_CPU, FIX_CUDA, passing, results
+from gate_inputs import CPU_HOST, FIX_CPU, FIX_CUDA, expectations, passing, results
 from torchplace.gate import behaviour, cli, interleave, policy, report, speed, speed_input
 from torchplace.schema import EXIT_USAGE, InputError
 
@@ -463,6 +463,22 @@ class CommittedSkip(unittest.TestCase):
         kind, text = behaviour._observation_problem(committed, passing(FIX_CPU))
         self.assertEqual(kind, "outcome_changed")
         self.assertIn("committed as skipped, the cell ran (success)", text)
+
+
+class SyntheticRuns(unittest.TestCase):
+    def test_the_section_notes_a_synthetic_run_and_only_such_a_run(self):
+        # kills reports/torchplace/gate/behaviour.py:compare:7ccccc:negate_if:0
+        cells = [passing(FIX_CPU)]
+        measured = {k: v for k, v in CPU_HOST.items() if k != "synthetic"}
+        with tempfile.TemporaryDirectory() as folder:
+            committed = write_json(folder, "expectations.json", expectations(cells))
+            notes = []
+            for fingerprint in (CPU_HOST, measured):
+                write_json(folder, "results.json", results(cells, fingerprint))
+                section = behaviour.compare(os.path.join(folder, "results.json"), committed)
+                notes.append(section.get("synthetic"))
+        self.assertIn("hand-made test data", notes[0])
+        self.assertIsNone(notes[1])
 
 
 class LateSigterm(unittest.TestCase):
