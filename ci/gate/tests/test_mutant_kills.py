@@ -238,6 +238,15 @@ class DeclaredRepetitions(unittest.TestCase):
             "time_unit": "ns",
         }
 
+    def test_an_entry_that_is_no_object_is_bad_input(self):
+        # kills reports/torchplace/gate/speed_input.py:load_run:8f768a:delete_stmt:0 (a TypeError
+        # then, a tool error)
+        with tempfile.TemporaryDirectory() as folder:
+            doc = {"context": {}, "benchmarks": [self.entry(0, 1), 5], "synthetic": True}
+            with self.assertRaises(InputError) as raised:
+                speed_input.load_run(write_json(folder, "bench.json", doc))
+        self.assertIn("benchmarks[1] must be an object", str(raised.exception))
+
     def test_one_more_repetition_than_declared_is_refused(self):
         # kills reports/torchplace/gate/speed_input.py:_add:c73d6f:const_plus:1 (max(declared, 2):
         # a run declaring 1 repetition passed with 2)
