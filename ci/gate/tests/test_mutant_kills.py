@@ -397,6 +397,11 @@ class PowerEdges(unittest.TestCase):
         self.assertAlmostEqual(speed.min_p(2, 2), 1 / 3)
         self.assertEqual(speed.reps_needed(1, 0.5), 2)
 
+    def test_none_when_not_even_the_limit_suffices(self):
+        # kills reports/torchplace/gate/speed.py:reps_needed:58a678:const_plus:1 (limit + 1 tried)
+        self.assertEqual(speed.reps_needed(1, 0.05, limit=4), 4)  # min_p(4, 4) = 0.029
+        self.assertIsNone(speed.reps_needed(1, 0.05, limit=3))  # min_p(3, 3) = 0.1
+
     def test_the_message_names_three_benchmarks_and_counts_the_rest(self):
         # kills reports/torchplace/gate/speed.py:no_power_message:eacc21:const_plus:1
         check = {
@@ -442,6 +447,14 @@ class RegressionRecords(unittest.TestCase):
         self.assertIsNotNone(found["expected"])
         committed = {"outcome": "success", "error_class": None, "category": "passed"}
         self.assertIs(behaviour._regression(cell, committed, ("x", "y"))["expected"], committed)
+
+    def test_a_refresh_over_a_file_without_cells_keeps_no_codes(self):
+        # kills reports/torchplace/gate/behaviour.py:_committed_codes:e14843:delete_stmt:0 (an
+        # AttributeError on a file whose cells are not an object)
+        with tempfile.TemporaryDirectory() as folder:
+            for cells in ([], "x", None):
+                path = write_json(folder, "old.json", {"synthetic": True, "cells": cells})
+                self.assertEqual(behaviour._committed_codes(path), {}, cells)
 
     def test_refresh_returns_the_number_of_cells_it_wrote(self):
         # kills reports/torchplace/gate/behaviour.py:refresh:9738ae:return_value:0 ("wrote None
