@@ -55,6 +55,21 @@ class ExpectationsFile(unittest.TestCase):
                     behaviour.load_expectations(path)
                 self.assertIn(f"missing field(s) {missing}", str(raised.exception))
 
+    def test_a_category_that_contradicts_the_outcome_is_refused(self):
+        # kills reports/torchplace/gate/behaviour.py:_check_entry:cdfa50:delete_branch:0
+        cell = dict(self.CELL, category="expected_error")  # success cannot be an expected error
+        with tempfile.TemporaryDirectory() as folder:
+            doc = {
+                "schema": behaviour.EXPECTATIONS_SCHEMA,
+                "synthetic": True,
+                "cells": {"demo/device=cpu": cell},
+            }
+            with self.assertRaises(InputError) as raised:
+                behaviour.load_expectations(write_json(folder, "expectations.json", doc))
+        self.assertIn(
+            "category 'expected_error' contradicts outcome 'success'", str(raised.exception)
+        )
+
     def test_the_right_schema_loads(self):
         with tempfile.TemporaryDirectory() as folder:
             path = write_json(
