@@ -264,9 +264,15 @@ class DeclaredRepetitions(unittest.TestCase):
 
     def test_one_more_repetition_than_declared_is_refused(self):
         # kills reports/torchplace/gate/speed_input.py:_add:c73d6f:const_plus:1 (max(declared, 2):
-        # a run declaring 1 repetition passed with 2)
+        # a run declaring 1 repetition passed with 2) and :const_minus:1 (a declared 0, read as
+        # one repetition, refused its one)
         with tempfile.TemporaryDirectory() as folder:
-            for declared, count, refused in ((1, 2, True), (1, 1, False), (2, 2, False)):
+            for declared, count, refused in (
+                (1, 2, True),
+                (1, 1, False),
+                (2, 2, False),
+                (0, 1, False),
+            ):
                 doc = {
                     "context": {"synthetic": "hand-made test data, not a measurement"},
                     "benchmarks": [self.entry(i, declared) for i in range(count)],
