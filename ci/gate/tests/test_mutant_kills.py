@@ -434,6 +434,9 @@ class PowerEdges(unittest.TestCase):
         }
         text = speed.no_power_message(check)
         self.assertIn("(BM_a, BM_b, BM_c and 2 more)", text)
+        # and :const_plus:1 (`> 4`: the fourth of four went uncounted)
+        four = dict(check, without=check["without"][:4])
+        self.assertIn("(BM_a, BM_b, BM_c and 1 more)", speed.no_power_message(four))
 
 
 class DefaultRule(unittest.TestCase):
