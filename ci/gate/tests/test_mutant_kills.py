@@ -342,6 +342,27 @@ class InterleaveRounds(unittest.TestCase):
         indices = [entry["repetition_index"] for entry in merged[0].entries]
         self.assertEqual(indices, list(range(6)))
 
+    def test_main_writes_each_side_to_its_file(self):
+        # kills reports/torchplace/gate/interleave.py:main:a955ac:const_plus:0 (merged[2]: an
+        # IndexError after every round had run)
+        with tempfile.TemporaryDirectory() as folder:
+            binary = os.path.join(folder, "fake_bench")
+            with open(binary, "w", encoding="utf-8") as handle:
+                handle.write(FAKE_BENCH.replace("/usr/bin/env python3", sys.executable))
+            os.chmod(binary, 0o755)
+            outs = [os.path.join(folder, name) for name in ("base.json", "cand.json")]
+            code = interleave.main(
+                ["--baseline-bin", binary, "--candidate-bin", binary, "--rounds", "2"]
+                + ["--out-baseline", outs[0], "--out-candidate", outs[1]]
+            )
+            sides = []
+            for path in outs:
+                with open(path, encoding="utf-8") as handle:
+                    doc = json.load(handle)
+                sides.append((doc["context"]["torchplace_side"], len(doc["benchmarks"])))
+        self.assertEqual(code, 0)
+        self.assertEqual(sides, [("baseline", 2), ("candidate", 2)])
+
 
 class NothingCompared(unittest.TestCase):
     def test_a_speed_section_without_benchmarks_is_a_problem(self):
