@@ -8,13 +8,13 @@
 #   scratch build/mutate-generated/): every one, or a sample ordered by SEED within N seconds.
 cmd_mutate() {
   local args=() module=torchplace.mutation
-  local usage="usage: ci/torchplace mutate [--only NAME,...] [--list] [--no-install] | --generated [--sample SEED] [--budget-s N] [--lang cpp,py] [--files PATH,...] [--limit N] [--out FILE] [--in-tree BUILD_DIR] [--only ID,...] [--list]"
+  local usage="usage: ci/torchplace mutate [--only NAME,...] [--list] [--no-install] | --generated [--sample SEED] [--budget-s N] [--lang cpp,py] [--files PATH,...] [--limit N] [--out FILE] [--in-tree BUILD_DIR] [--only ID,...] [--tests REGEX] [--write-ledger FILE] [--list]"
   while (($#)); do
     case "$1" in
       --no-install) export TORCHPLACE_NO_INSTALL=1 ;;
       --list) args+=(--list) ;;
       --generated) module=torchplace.mutation.generated ;;
-      --only | --sample | --budget-s | --lang | --out | --in-tree | --files | --limit)
+      --only | --sample | --budget-s | --lang | --out | --in-tree | --files | --limit | --tests | --write-ledger)
         (($# >= 2)) || tp_die $TP_EXIT_USAGE "mutate: $1 needs a value ($usage)"
         args+=("$1" "$2")
         shift

@@ -8,7 +8,7 @@ seed alone. Standard library only."""
 import ast
 import unittest
 
-from torchplace.mutation import generated, operators_cpp, operators_py
+from torchplace.mutation import generated, operators_cpp, operators_py, pytests
 from torchplace.schema import ROOT
 
 # Synthetic sources written for this test, one site of each operator at least.
@@ -95,6 +95,42 @@ class Operators(unittest.TestCase):
         py = [m for m in operators_py.mutants_of("x.py", PY) if m.operator == "rel_flip"][0]
         with self.assertRaises(ValueError):
             operators_py.apply(PY.replace("a < b and", "a  < b and", 1), py)
+
+    def test_ids_survive_lines_added_elsewhere(self):
+        shifts = (
+            (operators_cpp, CPP, lambda t: "// synthetic: a line added above\n" + t),
+            (operators_py, PY, lambda t: t.replace("\n\ndef f", "\nX = 1\n\n\ndef f", 1)),
+        )
+        for module, text, shift in shifts:
+            before = {m.id: m for m in module.mutants_of("x", text)}
+            after = {m.id: m for m in module.mutants_of("x", shift(text))}
+            self.assertEqual(set(before), set(after) & set(before))
+            moved = [i for i in before if after[i].line != before[i].line]
+            self.assertTrue(moved, "the shift moved no mutant: the test shows nothing")
+            for ident in before:
+                mutated = module.apply(shift(text), after[ident])
+                self.assertEqual(mutated, shift(module.apply(text, before[ident])), ident)
+        ids = [m.id for m in operators_py.mutants_of("x.py", PY)]
+        self.assertTrue(all(":f:" in i for i in ids if "delete_stmt" in i), ids)
+
+    def test_a_python_mutant_runs_only_the_tests_that_execute_its_statement(self):
+        test = pytests.PyTest  # synthetic tests: names, seconds and lines made up here
+        kill_set = pytests.KillSet(
+            [
+                test("slow", [], {}, "", 9.0, {"x.py": {4, 5}}, True),
+                test("fast", [], {}, "", 1.0, {"x.py": {5}}, True),
+                test("other", [], {}, "", 1.0, {"y.py": {5}}, True),
+                test("untraced", [], {}, "", 5.0, {}, False),
+            ],
+            verified=True,
+        )
+        self.assertEqual(
+            [t.name for t in kill_set.candidates("x.py", 5, 6)], ["fast", "untraced", "slow"]
+        )
+        self.assertEqual([t.name for t in kill_set.candidates("x.py", 4, 4)], ["untraced", "slow"])
+        kill_set.kills["slow"] = 9
+        self.assertEqual([t.name for t in kill_set.candidates("x.py", 4, 4)], ["slow", "untraced"])
+        self.assertEqual(pytests.KillSet([], True).try_mutant("x.py", 1, 1, 1)[0], "survived")
 
 
 class InScope(unittest.TestCase):

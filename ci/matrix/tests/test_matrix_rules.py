@@ -7,13 +7,21 @@ compared each with its older neighbour.
 
   test_matrix_rules.py [TestClass[.test] ...]      (CTest: matrix.gate_rules)
 """
+import contextlib
+import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
+from unittest import mock
+
+from torchplace import schema
+from torchplace.matrix import gate as matrix_gate
 
 PASS, REGRESSION, INPUT = 0, 2, 3
 SYNTHETIC = "synthetic (ci/matrix/tests/test_matrix_rules.py), not recorded from a run"
@@ -145,6 +153,81 @@ class Neighbours(MatrixGateCase):
             verdict = json.load(handle)
         pairs = [(p["old"], p["new"], len(p["regressions"])) for p in verdict["pairs"]]
         self.assertEqual(pairs, [("1.13.1", "2.6.0", 0), ("2.6.0", "2.14.1", 1)], done.stdout)
+
+
+class PrintedChanges(MatrixGateCase):
+    def test_a_changed_message_is_printed_with_both_texts(self):
+        # kills reports/torchplace/matrix/gate.py:print_verdict:2f0f52:delete_stmt:0 (the changes
+        # counted in the pair's line, never listed)
+        doc = matrix()
+        doc["cells"][0]["by_version"]["2.14.1"]["message"] = "synthetic: a new wording"
+        done = self.judged(PASS, doc)
+        self.assertIn("2.6.0 -> 2.14.1: 0 regression(s), 1 behaviour change(s)", done.stdout)
+        self.assertIn(f"  changed message of {FIX}: '' -> 'synthetic: a new wording'", done.stdout)
+
+    def test_a_column_that_did_not_build_fails_and_its_cells_are_not_compared(self):
+        # kills reports/torchplace/matrix/gate.py:compare_pair:26c669:logic_swap:0 (a cell the
+        # failed column lacks was compared field by field: a tool error, exit 3)
+        doc = matrix()
+        doc["versions"][0] = column("1.13.1", status="build_failed")
+        del doc["cells"][0]["by_version"]["1.13.1"]
+        done = self.judged(REGRESSION, doc)
+        self.assertIn("1.13.1 -> 2.6.0: 0 regression(s), 0 behaviour change(s)", done.stdout)
+        self.assertIn("FAILED (column) <1.13.1 column>: build_failed", done.stdout)
+
+    def test_the_verdict_names_each_synthetic_column(self):
+        # kills reports/torchplace/matrix/gate.py:gate:30eefd:delete_branch:0 (a verdict on
+        # hand-made columns that did not say so)
+        out = os.path.join(self.tmp, "v.json")
+        self.judged(PASS, matrix(), None, "--out", out)
+        with open(out, encoding="utf-8") as handle:
+            noted = [item["version"] for item in json.load(handle)["synthetic"]]
+        self.assertEqual(noted, ["1.13.1", "2.6.0", "2.14.1"])
+
+
+class StoppedBySigterm(unittest.TestCase):
+    def test_a_sigterm_while_loading_is_exit_3_and_says_so(self):
+        # kills reports/torchplace/matrix/gate.py:main:fcc0dd:delete_stmt:0 (stopped silently)
+        stopped = schema.Terminated("stopped by signal 15 (SIGTERM)")
+        stderr = io.StringIO()
+        with mock.patch.object(matrix_gate.data, "load_matrix", side_effect=stopped):
+            with contextlib.redirect_stderr(stderr), mock.patch("signal.signal"):
+                code = matrix_gate.main(["gate", "synthetic-matrix.json"])
+        self.assertEqual(code, INPUT)
+        self.assertIn("matrix gate: stopped by SIGTERM; nothing judged (exit 3)", stderr.getvalue())
+
+    def test_a_sigterm_to_the_command_is_a_clean_exit_3(self):
+        # kills reports/torchplace/matrix/gate.py:main:49be15:delete_stmt:0 (no handler: the
+        # process died of the signal, saying nothing). The input is a FIFO nobody writes, so
+        # the gate waits in it until the signal comes.
+        with tempfile.TemporaryDirectory() as folder:
+            fifo = os.path.join(folder, "matrix.json")
+            os.mkfifo(fifo)
+            child = subprocess.Popen(
+                [sys.executable, "-m", "torchplace.matrix.gate", fifo],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            writer = None
+            deadline = time.monotonic() + 30  # s: for the child to open the FIFO
+            while writer is None and time.monotonic() < deadline and child.poll() is None:
+                try:  # succeeds once the child has the FIFO open to read: its handler is set
+                    writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                except OSError:
+                    time.sleep(0.05)
+            child.send_signal(signal.SIGTERM)
+            try:
+                _, err = child.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                raise
+            finally:
+                if writer is not None:
+                    os.close(writer)
+        self.assertIsNotNone(writer, "the gate never opened its input")
+        self.assertEqual(child.returncode, INPUT, err)
+        self.assertIn("stopped by SIGTERM", err)
 
 
 class OutFolder(MatrixGateCase):

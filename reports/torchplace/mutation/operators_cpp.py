@@ -17,9 +17,11 @@ The operators (name: what it does):
 Comments, string and character literals and preprocessor lines are never mutated. A mutant that
 does not compile proves nothing and is recorded as a build failure, never as killed.
 """
+import hashlib
 import re
-from typing import List, Optional
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Callable, List, Optional
 
 
 @dataclass(frozen=True)
@@ -30,10 +32,28 @@ class Mutant:
     index: int  # the operator's n-th site on that line (0-based)
     old: str  # the whole original line
     new: str  # the whole mutated line ("" for a deleted statement: the line is emptied)
+    site: str = ""  # [enclosing function:]hash of the line's text: stamp() sets it
 
     @property
     def id(self) -> str:
-        return f"{self.path}:{self.line}:{self.operator}:{self.index}"
+        """`path:[function:]hash:operator:index`: no line number, so that an edit elsewhere in
+        the file keeps the id; index counts the same operator at the same site (the same line
+        text in the same function) in file order."""
+        return f"{self.path}:{self.site or self.line}:{self.operator}:{self.index}"
+
+
+def stamp(mutants: list, lines: List[str], scope_of: Callable[[int], str]) -> list:
+    """The mutants with their stable site and index (see Mutant.id)."""
+    seen: Counter = Counter()
+    stamped = []
+    for mutant in mutants:
+        digest = hashlib.sha1(lines[mutant.line - 1].strip().encode()).hexdigest()[:6]
+        scope = scope_of(mutant.line)
+        site = f"{scope}:{digest}" if scope else digest
+        index = seen[(site, mutant.operator)]
+        seen[(site, mutant.operator)] += 1
+        stamped.append(replace(mutant, site=site, index=index))
+    return stamped
 
 
 def code_mask(text: str) -> list:
@@ -200,12 +220,13 @@ def _line_mutants(
 def mutants_of(path: str, text: str) -> list:
     """Every mutant of one C++ file, in line order, ids stable for an unchanged file."""
     lines, masked = text.split("\n"), code_mask(text)
-    mutants, previous_code = [], ""
+    mutants: List[Mutant] = []
+    previous_code = ""
     for number, (line, mask) in enumerate(zip(lines, masked), start=1):
         mutants += _line_mutants(path, number, line, mask, previous_code)
         if mask.strip() and not mask.lstrip().startswith("#"):
             previous_code = mask.strip()
-    return mutants
+    return stamp(mutants, lines, lambda number: "")
 
 
 def apply(text: str, mutant: Mutant) -> str:

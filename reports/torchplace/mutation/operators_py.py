@@ -15,10 +15,10 @@ Docstrings are never mutated.
 import ast
 import copy
 from collections.abc import Iterator
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 from dataclasses import dataclass
 
-from torchplace.mutation.operators_cpp import Mutant
+from torchplace.mutation.operators_cpp import Mutant, stamp
 
 COMPARE_FLIPS = {
     ast.Lt: ast.LtE,
@@ -40,6 +40,8 @@ class PyMutant(Mutant):
     end_line: int = 0
     col: int = 0
     end_col: int = 0
+    stmt_line: int = 0  # the innermost statement holding the node: the lines a test must run
+    stmt_end: int = 0
     # For Python, `old` is the node's source span and `new` its replacement.
 
 
@@ -165,6 +167,9 @@ def mutants_of(path: str, text: str) -> list:
         seen[key] = index + 1
         old = _span(lines, node)
         new = _unparse(mutated, node.col_offset)
+        statement = node
+        while not isinstance(statement, ast.stmt):
+            statement = parents[id(statement)]
         mutants.append(
             PyMutant(
                 path,
@@ -173,12 +178,36 @@ def mutants_of(path: str, text: str) -> list:
                 index,
                 old,
                 new,
-                node.end_lineno or line,
-                node.col_offset,
-                node.end_col_offset or 0,
+                end_line=node.end_lineno or line,
+                col=node.col_offset,
+                end_col=node.end_col_offset or 0,
+                stmt_line=statement.lineno,
+                stmt_end=statement.end_lineno or statement.lineno,
             )
         )
-    return mutants
+    return stamp(mutants, lines, _scopes(tree))
+
+
+def _scopes(tree: ast.Module) -> Callable[[int], str]:
+    """line -> the dotted name of the innermost function or class holding it ("" at top)."""
+    spans: List[Tuple[int, int, str]] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                spans.append((child.lineno, child.end_lineno or child.lineno, name))
+                visit(child, name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+
+    def scope_of(line: int) -> str:
+        inside = [s for s in spans if s[0] <= line <= s[1]]
+        return max(inside, key=lambda s: s[0])[2] if inside else "<module>"
+
+    return scope_of
 
 
 def _span(lines: list[str], node: Any) -> str:  # an ast node or a _Span
