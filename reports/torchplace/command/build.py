@@ -31,7 +31,7 @@ def test(args: List[str]) -> int:
             [
                 "bash",
                 "-c",
-                'source "$1" && tp_ensure_deps $TP_CHECK_PACKAGES',
+                'set -euo pipefail; source "$1"; tp_ensure_deps $TP_CHECK_PACKAGES',
                 "_",
                 str(common.root() / "ci" / "lib" / "common.sh"),
             ]

@@ -1,5 +1,6 @@
 """The usage text and the dispatch: `python3 -m torchplace COMMAND [options]`."""
 
+import os
 import sys
 from typing import Callable, Dict, List
 
@@ -107,3 +108,6 @@ def main(argv: List[str]) -> int:
     except KeyboardInterrupt:
         print("torchplace: interrupted", file=sys.stderr)
         return schema.EXIT_ENV
+    except BrokenPipeError:  # the reader went away (`| head`): nothing more to say to it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return schema.EXIT_FAIL

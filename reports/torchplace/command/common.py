@@ -75,8 +75,9 @@ def call(argv: Sequence[str], **options: object) -> int:
 
 
 def bash_lib(function: str, *args: str) -> int:
-    """Runs a function of ci/lib/common.sh (apt plumbing) in bash; its exit code."""
-    script = 'source "$1" && shift && "$@"'
+    """Runs a function of ci/lib/common.sh (apt plumbing) in bash, with ci/torchplace's old
+    `set -euo pipefail` (apt-get | tee fails when apt-get does); its exit code."""
+    script = 'set -euo pipefail; source "$1"; shift; "$@"'
     common_sh = str(root() / "ci" / "lib" / "common.sh")
     return call(["bash", "-c", script, "_", common_sh, function, *args])
 
