@@ -94,10 +94,27 @@ class RunRecord(Scratch):
         self.assertIn("no_results", steps["outcome"]["problems"])
 
     def test_a_crash_keeps_its_code(self) -> None:
-        suite = write_script(os.path.join(self.tmp, "suite"), "exit 139")
+        # writes a (synthetic, empty) results file, then dies as a segfault would report
+        body = 'echo "{}" >"${1#--torchplace_results=}"; exit 139'
+        suite = write_script(os.path.join(self.tmp, "suite"), body)
         out = os.path.join(self.tmp, "out")
         self.command("run", "--suite", suite, "--out", out)
-        self.assertEqual(self.steps(out)["scenarios"]["exit"], 139)
+        steps = self.steps(out)
+        self.assertEqual(steps["scenarios"]["exit"], 139)
+        self.assertEqual(steps["scenarios"]["status"], "crashed")
+        self.assertIn("crashed", steps["outcome"]["problems"])
+
+    def test_failed_cells_only(self) -> None:
+        body = 'echo "{}" >"${1#--torchplace_results=}"; exit 1'
+        suite = write_script(os.path.join(self.tmp, "suite"), body)
+        out = os.path.join(self.tmp, "out")
+        done = self.command("run", "--suite", suite, "--out", out)
+        self.assertEqual(done.returncode, schema.EXIT_FAIL, done.stderr)
+        steps = self.steps(out)
+        self.assertEqual(steps["scenarios"]["status"], "cells_failed")
+        # the report of an empty results file fails, so the outcome names the report, not cells
+        self.assertEqual(steps["outcome"]["status"], "failed")
+        self.assertNotIn("scenarios", steps["outcome"]["problems"])
 
     def test_a_budget_cuts_the_suite(self) -> None:
         suite = write_script(os.path.join(self.tmp, "suite"), "exec sleep 60")
