@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Each check of test_run.sh must be able to fail: breaks the GPU run (`ci/torchplace run --gpu`:
 # reports/torchplace/command/{gpu,steps,run}.py) in a scratch copy of ci/ and reports/, one way at
-# a time, and expects test_run.sh to go red. Prints one line a mutation; exits 1 when a mutation
+# a time, and expects test_run.sh to go red (common.py: the deadline). Prints one line a mutation; exits 1 when a mutation
 # goes unseen or no longer applies.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +30,7 @@ PY
 }
 mutate "any nvcc accepted (no release comparison)" gpu.py \
   'if cuda and release != major_minor(cuda):' 'if not cuda and release != major_minor(cuda):'
-mutate "steps not under the budget's timeout" steps.py \
+mutate "steps not under the budget's timeout" common.py \
   'timeout = None if deadline is None else' 'timeout = None if True else'
 mutate "a step started with the budget spent" steps.py 'if left < MIN_STEP_S:' 'if left < 0:'
 mutate "a cut step not named" steps.py '{step.name}: cut by the budget after' '{step.name}: ended after'

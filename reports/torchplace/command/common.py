@@ -6,8 +6,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Dict, List, NoReturn, Optional, Sequence, Union
+from typing import IO, Dict, List, NoReturn, Optional, Sequence, Union
 
 from torchplace import run_record, schema
 
@@ -58,35 +59,56 @@ def export_pythonpath() -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join([reports, *parts])
 
 
+class BudgetCut(Exception):
+    """The time budget ran out while a step's process ran; it was stopped."""
+
+
+# The deadline (time.monotonic()) of the step under way (torchplace.command.steps sets it): every
+# process started through call() stops there.
+DEADLINE: List[Optional[float]] = [None]
+KILL_AFTER_S = 10  # a stopped child gets this long after SIGTERM before SIGKILL
+
+
 def call(argv: Sequence[str], **options: object) -> int:
-    """Runs argv and returns its exit code; a SIGTERM to this command (schema.Terminated) or any
-    other exception ends the child first (TERM, then KILL after 10 s): no orphan outlives us."""
+    """Runs argv and returns its exit code. At the step's deadline the child is stopped (TERM,
+    KILL after KILL_AFTER_S) and BudgetCut raised; a SIGTERM to this command
+    (schema.Terminated) or any other exception stops the child first too: no orphan outlives
+    us."""
     child = subprocess.Popen(list(argv), **options)  # type: ignore[call-overload]
+    deadline = DEADLINE[0]
     try:
-        return int(child.wait())
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        return int(child.wait(timeout=timeout))
+    except subprocess.TimeoutExpired:
+        stop(child)
+        raise BudgetCut() from None
     except BaseException:
-        child.send_signal(signal.SIGTERM)
-        try:
-            child.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
+        stop(child)
         raise
 
 
-def bash_lib(function: str, *args: str) -> int:
+def stop(child: "subprocess.Popen[bytes]") -> None:
+    child.send_signal(signal.SIGTERM)
+    try:
+        child.wait(timeout=KILL_AFTER_S)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+
+
+def bash_lib(function: str, *args: str, log: Optional[IO[str]] = None) -> int:
     """Runs a function of ci/lib/common.sh (apt plumbing) in bash, with ci/torchplace's old
     `set -euo pipefail` (apt-get | tee fails when apt-get does); its exit code."""
     script = 'set -euo pipefail; source "$1"; shift; "$@"'
     common_sh = str(root() / "ci" / "lib" / "common.sh")
-    return call(["bash", "-c", script, "_", common_sh, function, *args])
+    return call(["bash", "-c", script, "_", common_sh, function, *args], stdout=log, stderr=log)
 
 
-def ensure_deps(extra: Sequence[str] = ()) -> None:
+def ensure_deps(extra: Sequence[str] = (), log: Optional[IO[str]] = None) -> None:
     """tp_ensure_deps: installs the missing Debian packages, or says which (it prints why)."""
     if no_install():
         return
-    code = bash_lib("tp_ensure_deps", *extra)
+    code = bash_lib("tp_ensure_deps", *extra, log=log)
     if code != 0:
         raise Exit(code)
 
@@ -101,17 +123,21 @@ def cmake_configure_args(source: Path, build: Path) -> List[str]:
     return args
 
 
-def build(source: Optional[Path] = None, directory: Optional[Path] = None) -> None:
-    """Configures (exit 3 when that fails) and builds (exit 4) with all cores."""
+def build(
+    source: Optional[Path] = None, directory: Optional[Path] = None, log: Optional[IO[str]] = None
+) -> None:
+    """Configures (exit 3 when that fails) and builds (exit 4) with all cores; the output goes
+    to `log`, else to stderr."""
+    stream = log if log is not None else sys.stderr
     source = source or root()
     directory = directory or build_dir()
     # A bare GPU image may ship ninja without make.
     if not os.environ.get("CMAKE_GENERATOR") and not shutil.which("make") and shutil.which("ninja"):
         os.environ["CMAKE_GENERATOR"] = "Ninja"
-    if call(cmake_configure_args(source, directory), stdout=sys.stderr) != 0:
+    if call(cmake_configure_args(source, directory), stdout=stream, stderr=stream) != 0:
         die(schema.EXIT_ENV, "configure failed (see the CMake message above)")
     jobs = str(os.cpu_count() or 1)
-    if call(["cmake", "--build", str(directory), "-j", jobs], stdout=sys.stderr) != 0:
+    if call(["cmake", "--build", str(directory), "-j", jobs], stdout=stream, stderr=stream) != 0:
         die(schema.EXIT_BUILD, "build failed (the first error is above)")
 
 

@@ -187,8 +187,8 @@ def build_step(out: Path, log_file: Optional[IO[str]]) -> int:
     """tp_ensure_deps, configure and build; 3 or 4 (with the message) when that fails."""
     start = time.monotonic()
     try:
-        common.ensure_deps()
-        common.build()
+        common.ensure_deps(log=log_file)
+        common.build(log=log_file)
     except common.Exit as error:
         if error.message:
             log(error.message)

@@ -6,7 +6,6 @@ budget ends the run, and so does a failed build. Every step's outcome goes into 
 what it had finished)."""
 
 import os
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -20,11 +19,7 @@ from torchplace import schema
 from torchplace.command import common
 
 MIN_STEP_S = 5  # a step is not started with less left
-KILL_AFTER_S = 10  # a cut step's processes get this long after SIGTERM
-
-
-class BudgetCut(Exception):
-    """The budget ran out while a step's process ran; it was stopped."""
+BudgetCut = common.BudgetCut
 
 
 @dataclass
@@ -43,38 +38,13 @@ class Budget:
         return self.seconds - (time.monotonic() - self.start)
 
 
-# The deadline (time.monotonic()) of the step under way: every process a step starts through
-# run_process stops there.
-_deadline: List[Optional[float]] = [None]
-
-
 def run_process(argv: List[str], log: Optional[IO[str]] = None, **options: object) -> int:
-    """Runs argv (output to `log`, else stderr) until it ends or the step's deadline passes
-    (then SIGTERM, SIGKILL after KILL_AFTER_S, and BudgetCut). A SIGTERM to the command ends
-    the child too."""
+    """common.call with the output to `log`, else stderr: stopped at the step's deadline
+    (BudgetCut), and with this command on SIGTERM."""
     stream = log if log is not None else sys.stderr
     options.setdefault("stdout", stream)
     options.setdefault("stderr", stream)
-    child = subprocess.Popen(argv, **options)  # type: ignore[call-overload]
-    try:
-        deadline = _deadline[0]
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        return int(child.wait(timeout=timeout))
-    except subprocess.TimeoutExpired:
-        stop(child)
-        raise BudgetCut() from None
-    except BaseException:
-        stop(child)
-        raise
-
-
-def stop(child: "subprocess.Popen[bytes]") -> None:
-    child.terminate()
-    try:
-        child.wait(timeout=KILL_AFTER_S)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.wait()
+    return common.call(argv, **options)
 
 
 Action = Callable[[Optional[IO[str]]], int]  # the step's exit code; given its log, if any
@@ -160,13 +130,13 @@ class Runner:
         if self.trace:
             print(f"== {step.name} ({int(left)} s left)", flush=True)
         log_path = self.out / "logs" / f"{step.name}.log"
-        _deadline[0] = None if self.budget.seconds is None else started + left
+        common.DEADLINE[0] = None if self.budget.seconds is None else started + left
         try:
             code: Optional[int] = self.act(step, log_path)
         except BudgetCut:
             code = None
         finally:
-            _deadline[0] = None
+            common.DEADLINE[0] = None
         seconds = int(time.monotonic() - started)
         if self.trace:
             self.show_tail(log_path, 3 if code == 0 else 25)
