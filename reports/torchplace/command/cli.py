@@ -103,7 +103,7 @@ def main(argv: List[str]) -> int:
             print(f"torchplace: {error.message}", file=sys.stderr)
         return error.code
     except schema.Terminated as error:
-        print(f"torchplace: {error}; stopped", file=sys.stderr)
+        print(f"torchplace: {error}; the command stopped its children and exits 3", file=sys.stderr)
         return schema.EXIT_ENV
     except KeyboardInterrupt:
         print("torchplace: interrupted", file=sys.stderr)
