@@ -131,6 +131,8 @@ class RunRecord(Scratch):
         self.assertEqual(steps["bench"]["status"], "not_run")
         self.assertEqual(steps["report"]["status"], "not_run")
         self.assertEqual(steps["outcome"]["exit"], schema.EXIT_BUDGET)
+        self.assertEqual(steps["outcome"]["status"], "cut")
+        self.assertIn("scenarios, bench, report cut or not run", steps["outcome"]["problems"])
         with open(os.path.join(out, "not_run.txt"), encoding="utf-8") as handle:
             self.assertIn("scenarios: cut by the budget", handle.read())
 

@@ -67,7 +67,8 @@ def step_status(path, step):
 
 # The outcome step: what `torchplace run` decided from its steps, once (decide), and what CI reads
 # (verdict) instead of working it out again. status: passed (exit 0), cells_failed (exit 1 for
-# failed cells only: the behaviour gate judges them) or failed (problems says why).
+# failed cells only: the behaviour gate judges them), cut (exit 5: the budget ran out) or failed
+# (problems says why).
 OUTCOME = "outcome"
 
 
@@ -120,8 +121,13 @@ def decide(path: str, run_dir: str, exit_code: int) -> dict:
         fields = {"status": "failed" if found else "cells_failed", "exit": exit_code}
         if found:
             fields["problems"] = "; ".join(found)
+    elif exit_code == schema.EXIT_BUDGET:
+        steps = schema.load_run(path)["steps"]
+        unfinished = [name for name, step in steps.items() if step["status"] in ("cut", "not_run")]
+        problem = f"the budget ran out: {', '.join(unfinished) or 'no step'} cut or not run"
+        fields = {"status": "cut", "exit": exit_code, "problems": problem}
     else:
-        meaning = "3 environment or input, 4 build, 5 budget ran out, 64 bad arguments"
+        meaning = "3 environment or input, 4 build, 64 bad arguments"
         problem = f"exit {exit_code} ({meaning})"
         fields = {"status": "failed", "exit": exit_code, "problems": problem}
     record(path, OUTCOME, fields)

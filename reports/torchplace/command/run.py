@@ -236,7 +236,8 @@ def bench_step(
     code = run_benchmarks(bench, options, name, filter_, log_file)
     seconds = int(time.monotonic() - start)
     status = "ran" if code == 0 else "failed"
-    common.record(options.out / "run.json", name, status=status, exit=code, seconds=seconds)
+    step = name.replace("-", "_")  # bench-rest.json's step is bench_rest
+    common.record(options.out / "run.json", step, status=status, exit=code, seconds=seconds)
     return code
 
 
