@@ -36,11 +36,10 @@ install(FILES ${PROJECT_BINARY_DIR}/torchplaceConfig.cmake
   ${PROJECT_BINARY_DIR}/torchplaceConfigVersion.cmake
   ${PROJECT_SOURCE_DIR}/cmake/TorchplaceHelpers.cmake DESTINATION ${_tp_cmake_dir})
 
-# The command: ci/torchplace with the subcommands and Python it runs, under share/torchplace/
-# in the same relative layout, so one script serves the source tree and the installed package.
+# The command: ci/torchplace (a shim over `python3 -m torchplace`) and the Python package it runs,
+# under share/torchplace/ in the same relative layout, so one shim serves the source tree and the
+# installed package.
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/ci/torchplace DESTINATION ${_tp_share_dir}/ci)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/ci/commands ${PROJECT_SOURCE_DIR}/ci/lib
-  DESTINATION ${_tp_share_dir}/ci PATTERN tests EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/reports/torchplace DESTINATION ${_tp_share_dir}/reports
   PATTERN __pycache__ EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/ci/gate/policy.json DESTINATION ${_tp_share_dir}/ci/gate)

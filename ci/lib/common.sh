@@ -1,14 +1,17 @@
-# Shared by ci/torchplace's subcommands: exit codes, dependency install, build, Python lookup.
+# What bash is left of ci/torchplace (reports/torchplace/command owns the commands): the exit codes'
+# mirror, the Debian packages and their install (tp_ensure_deps), and the helpers of the matrix's
+# apt/debootstrap/chroot plumbing (ci/matrix/*.sh).
 # shellcheck shell=bash
 
 # 2 is kept for the gates' "behaviour regression"; usage errors take sysexits' EX_USAGE; 77 is a
 # test's skip. The same values as torchplace.schema's EXIT_* (reports/tests/test_package.py).
 # shellcheck disable=SC2034 # used by the files that source this one
 readonly TP_EXIT_OK=0 TP_EXIT_FAIL=1 TP_EXIT_REGRESSION=2 TP_EXIT_ENV=3 TP_EXIT_BUILD=4 \
-  TP_EXIT_USAGE=64 TP_EXIT_SKIP=77
+  TP_EXIT_BUDGET=5 TP_EXIT_USAGE=64 TP_EXIT_SKIP=77
 TP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly TP_ROOT
-# The Python package (reports/torchplace): every tool runs as `python3 -m torchplace.<module>`.
+# The Python package (reports/torchplace): every tool runs as `python3 -m torchplace.<module>`
+# (the matrix's plumbing records steps with torchplace.run_record).
 export PYTHONPATH="$TP_ROOT/reports${PYTHONPATH:+:$PYTHONPATH}"
 # Debian packages the suite needs: build, tests, benchmarks, report and gate.
 readonly TP_APT_PACKAGES="cmake g++ make libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev \
@@ -79,23 +82,6 @@ tp_ensure_deps() { # [extra package...]
 # The build folder, overridable for builds against other LibTorch installs.
 tp_build_dir() { echo "${TORCHPLACE_BUILD_DIR:-$TP_ROOT/build/ci}"; }
 
-# Configures with the "ci" preset (honouring Torch_DIR / CMAKE_PREFIX_PATH from the environment)
-# and builds.
-tp_build() {
-  local build_dir
-  build_dir=$(tp_build_dir)
-  # The CMake preset "ci" (CMakePresets.json) is the one build: -B only moves its folder.
-  local args=(-S "$TP_ROOT" --preset ci -B "$build_dir")
-  # A bare GPU image may ship ninja without make.
-  if [[ -z "${CMAKE_GENERATOR:-}" ]] && ! command -v make >/dev/null && command -v ninja >/dev/null; then
-    export CMAKE_GENERATOR=Ninja
-  fi
-  [[ -n "${Torch_DIR:-}" ]] && args+=(-DTorch_DIR="$Torch_DIR")
-  [[ -n "${TORCHPLACE_CMAKE_ARGS:-}" ]] && read -r -a extra <<<"$TORCHPLACE_CMAKE_ARGS" && args+=("${extra[@]}")
-  cmake "${args[@]}" >&2 || tp_die $TP_EXIT_ENV "configure failed (see the CMake message above)"
-  cmake --build "$build_dir" -j "$(nproc)" >&2 || tp_die $TP_EXIT_BUILD "build failed (the first error is above)"
-}
-
 # tp_record <run.json> <step> status=VALUE [KEY=VALUE ...]: merges one step into the run record
 # (python3 -m torchplace.run_record; any python3 will do). A step it cannot record is logged:
 # readers of the record then find the step missing, which they count as not done.
@@ -104,22 +90,4 @@ tp_record() {
   python=$(command -v "${TORCHPLACE_PYTHON:-python3}" || command -v /usr/bin/python3) ||
     { tp_log "no python3: step $2 not recorded in $1"; return 0; }
   "$python" -m torchplace.run_record "$@" || tp_log "could not record step $2 in $1"
-}
-
-# A Python with matplotlib and scipy, or nothing.
-tp_python() {
-  local candidate
-  for candidate in "${TORCHPLACE_PYTHON:-}" /usr/bin/python3 python3; do
-    [[ -n "$candidate" ]] || continue
-    if command -v "$candidate" >/dev/null && "$candidate" -m torchplace.requires matplotlib scipy 2>/dev/null; then
-      command -v "$candidate"
-      return 0
-    fi
-  done
-  return 1
-}
-
-tp_require_python() {
-  tp_python || tp_die $TP_EXIT_ENV \
-    "no Python with matplotlib and scipy found; install them: apt-get install python3-matplotlib python3-scipy (or set TORCHPLACE_PYTHON)"
 }

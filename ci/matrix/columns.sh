@@ -1,5 +1,5 @@
 # One column of the version matrix per LibTorch version: where it runs (host or root), and how
-# the suite is built and run there (build_and_run.sh). Sourced by ci/commands/matrix.sh.
+# the suite is built and run there (build_and_run.sh). Sourced by ci/matrix/column.sh (run by `ci/torchplace matrix`).
 # shellcheck shell=bash
 
 TP_MATRIX_BOUND_ROOTS=() # roots whose /src is bound for this run, released on exit

@@ -1,5 +1,5 @@
-"""Small checks and edits of Google Benchmark JSON for the shell (ci/gpu/step.sh,
-ci/commands/run.sh, ci/workflows/judge_run.sh):
+"""Small checks and edits of Google Benchmark JSON for the shell (torchplace.command,
+ci/workflows/judge_run.sh):
 
   python3 -m torchplace.bench_json merge WHOLE REST   appends REST's benchmarks to WHOLE, or makes
                                                       WHOLE from REST alone; WHOLE is replaced

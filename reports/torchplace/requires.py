@@ -1,5 +1,5 @@
 """Whether this Python can run a part of torchplace: the shell's interpreter probe
-(ci/lib/common.sh tp_python, ci/commands/gate.sh gate_python).
+(torchplace.command.common.python_with).
 
   python3 -m torchplace.requires [MODULE ...]   exit 0 when torchplace and every MODULE import,
                                                 3 naming the missing ones (to stderr)

@@ -42,6 +42,7 @@ EXIT_FAIL = 1  # a test, cell or benchmark failed; the speed gate: slower
 EXIT_REGRESSION = 2  # the gates: a behaviour regression (never a usage error, as argparse has it)
 EXIT_ENV = 3  # environment or input error: a tool that cannot judge says so
 EXIT_BUILD = 4  # the build failed
+EXIT_BUDGET = 5  # `run --budget-s`: the budget ran out (what ran passed; run.json names the rest)
 EXIT_USAGE = 64  # bad arguments (sysexits' EX_USAGE)
 EXIT_SKIP = 77  # a test that could not run here, with its reason (CTest's SKIP_RETURN_CODE)
 EXIT_INPUT = EXIT_ENV  # bad input is an environment/input error
@@ -51,6 +52,7 @@ EXIT_CODES = {
     "REGRESSION": EXIT_REGRESSION,
     "ENV": EXIT_ENV,
     "BUILD": EXIT_BUILD,
+    "BUDGET": EXIT_BUDGET,
     "USAGE": EXIT_USAGE,
     "SKIP": EXIT_SKIP,
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# ci/gpu/run.sh without a GPU or a build: a fake python3 (a CUDA torch), fake nvcc toolkits and a
-# fake step runner stand in. Checks the toolkit check (exit 3 on another CUDA release), the budget
-# (steps cut or never started are named, exit 5), the step outcomes, and step.sh's mapping of a
-# CTest failure (8) to 1. Prints "N passed, N failed"; exits 1 on any failure.
+# ci/gpu/run.sh (`ci/torchplace run --gpu`) without a GPU or a build: a fake python3 on PATH (a
+# CUDA pip torch; the command itself runs on /usr/bin/python3), fake nvcc toolkits and a fake step
+# runner (TORCHPLACE_GPU_STEP) stand in. Checks the toolkit check (exit 3 on another CUDA
+# release), the budget (steps cut or never started are named, exit 5), the step outcomes, run.json
+# (each step and the outcome), and the CTest step's mapping of a CTest failure (8) to 1
+# (torchplace.command.gpu.ctest_step). Prints "N passed, N failed"; exits 1 on any failure.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 run_sh=$here/../run.sh
@@ -58,7 +60,8 @@ check "... before any step ran" test ! -f "$work/steps.log"
 CUDACXX=$work/cuda/nvcc-13.0 run_gpu "$work/out"
 check "a matching nvcc runs every step and exits 0" rc_is 0
 check "... the steps in their order" test "$(tr '\n' ' ' <"$work/steps.log")" = \
-  "build cells cuda_tests message_probe bench_reduced report bench_rest tests "
+  "build scenarios cuda_tests probe bench report bench_rest tests "
+check "... run.json records the outcome" sh -c "grep -A2 '\"outcome\"' '$work/out/run.json' | grep -q passed"
 check "... not_run.txt says every step ran" file_has "$work/out/not_run.txt" "every step ran"
 check "... and the pack holds the step logs" sh -c "tar -tzf '$work/out/run.tar.gz' | grep -q logs/tests.log"
 
@@ -81,27 +84,32 @@ check "a budget spent between steps: exit 5" rc_is 5
 check "... the steps not started are named" file_has "$work/out/not_run.txt" \
   "cuda_tests: not run (the 11 s budget ran out before it)"
 check "... and printed" log_has "bench_rest: not run"
-check "... what finished is in steps.txt" file_has "$work/out/steps.txt" "cells *passed"
+check "... what finished is in steps.txt" file_has "$work/out/steps.txt" "scenarios *passed"
+check "... and run.json names the steps not run" file_has "$work/out/run.json" '"not_run"' 
 
-# 6 s a step, 18 s: cuda_tests starts with ~6 s left and is cut.
-CUDACXX=$work/cuda/nvcc-13.0 STEP_SLEEP=6 run_gpu "$work/out" --budget 18
+# 10 s a step, 27 s: cuda_tests starts with ~7 s left (2 s of slack for a loaded machine) and is cut.
+CUDACXX=$work/cuda/nvcc-13.0 STEP_SLEEP=10 run_gpu "$work/out" --budget 27
 check "a budget cut mid-step: exit 5" rc_is 5
 check "... the step under way is cut and named" file_has "$work/out/not_run.txt" \
   "cuda_tests: cut by the budget"
 check "... the later steps are named as not run" file_has "$work/out/not_run.txt" \
-  "tests: not run (the 18 s budget ran out during cuda_tests)"
-check "... the run stops at the budget" test "$(cat "$work/elapsed")" -le 20
+  "tests: not run (the 27 s budget ran out during cuda_tests)"
+check "... the run stops at the budget" test "$(cat "$work/elapsed")" -le 29
 
 run_gpu "$work/out" --budget 0
 check "--budget 0 is a bad argument (64)" rc_is 64
 run_gpu "$work/out" --budget
 check "--budget without seconds is a bad argument (64)" rc_is 64
 
-# step.sh: CTest's failure exit (8) is the step's 1.
+# The CTest step: CTest's failure exit (8) is the step's 1.
 printf '#!/bin/sh\necho "50%% tests passed, 1 tests failed out of 2"\nexit 8\n' >"$work/bin/ctest"
 chmod +x "$work/bin/ctest"
-PATH="$work/bin:$PATH" TORCHPLACE_BUILD_DIR=$work/build "$here/../step.sh" cuda_tests "$work/out" >/dev/null 2>&1
+mkdir -p "$work/ctest-out"
+PATH="$work/bin:$PATH" TORCHPLACE_BUILD_DIR=$work/build PYTHONPATH="$here/../../../reports" \
+  /usr/bin/python3 -c 'import sys; from pathlib import Path; from torchplace.command import gpu
+sys.exit(gpu.ctest_step(Path(sys.argv[1]), "ctest-cuda", ["-L", "cuda"], None))' \
+  "$work/ctest-out" >/dev/null 2>&1
 code=$?
-check "step.sh maps CTest's 8 to 1 (got $code)" test "$code" = 1
+check "the CTest step maps CTest's 8 to 1 (got $code)" test "$code" = 1
 
 checks_summary

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The version matrix's commands (python3 -m torchplace.matrix.*) as ci/commands/matrix.sh runs
-them: bad arguments are exit 64 (never 2, the gate's "regression", nor 3, bad input), and
-torchplace.matrix.status says what is not ok in a merged matrix (exit 1) or that all is (exit 0)."""
+"""The version matrix's commands (python3 -m torchplace.matrix.*) as `ci/torchplace matrix`
+(torchplace.command.matrix) runs them: bad arguments are exit 64 (never 2, the gate's
+"regression", nor 3, bad input), and torchplace.matrix.status says what is not ok in a merged
+matrix (exit 1) or that all is (exit 0)."""
 import json
 import os
 import tempfile

@@ -5,10 +5,10 @@
 # on any failure.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-torchplace=$here/../../torchplace
-source "$here/../../lib/common.sh"
-# shellcheck source=../../lib/checks.sh
-source "$here/../../lib/checks.sh" # work, check, checks_summary
+torchplace=$here/../torchplace
+source "$here/../lib/common.sh"
+# shellcheck source=../lib/checks.sh
+source "$here/../lib/checks.sh" # work, check, checks_summary
 : "${work:?checks.sh sets work}"
 
 out=$work/out

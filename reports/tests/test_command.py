@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""The command (`ci/torchplace` -> `python3 -m torchplace`, torchplace.command) with fakes, nothing
+built: a SIGTERM is a clean exit 3 that ends the suite it ran; a run's steps and outcome land in
+run.json (a binary that writes no results, a budget that cuts a step); the installed command's
+restrictions; `test` asks tp_ensure_deps for TP_CHECK_PACKAGES. Fake binaries are shell scripts
+made here; their output is synthetic.
+
+  test_command.py [CLASS]      (CTest: command.*)
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from typing import Dict, List
+
+from torchplace import schema
+
+TORCHPLACE = str(schema.ROOT / "ci" / "torchplace")
+
+
+def write_script(path: str, body: str) -> str:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+class Scratch(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.mkdtemp(prefix="torchplace-command-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def command(self, *args: str, timeout: int = 120, **env: str) -> subprocess.CompletedProcess:
+        environment = dict(os.environ, TORCHPLACE_NO_INSTALL="1", **env)
+        return subprocess.run(
+            [TORCHPLACE, *args], capture_output=True, text=True, env=environment, timeout=timeout
+        )
+
+    def steps(self, out: str) -> Dict[str, dict]:
+        with open(os.path.join(out, "run.json"), encoding="utf-8") as handle:
+            return dict(json.load(handle)["steps"])
+
+
+class Signals(Scratch):
+    def test_sigterm_ends_the_suite_and_exits_3(self) -> None:
+        marker = os.path.join(self.tmp, "suite.pid")
+        suite = write_script(os.path.join(self.tmp, "suite"), f"echo $$ >{marker}; exec sleep 300")
+        out = os.path.join(self.tmp, "out")
+        child = subprocess.Popen(
+            [TORCHPLACE, "run", "--suite", suite, "--out", out],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ, TORCHPLACE_NO_INSTALL="1"),
+        )
+        deadline = time.monotonic() + 60
+        while not os.path.exists(marker):
+            self.assertIsNone(child.poll(), "the command ended before the suite started")
+            self.assertLess(time.monotonic(), deadline, "the suite never started")
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with open(marker, encoding="utf-8") as handle:
+            suite_pid = int(handle.read())
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=30)
+        self.assertEqual(child.returncode, schema.EXIT_ENV, err)
+        self.assertIn(b"SIGTERM", err)
+        self.assertNotIn(b"Traceback", err)
+        time.sleep(0.2)
+        alive = (
+            os.path.exists(f"/proc/{suite_pid}")
+            and b"sleep" in open(f"/proc/{suite_pid}/cmdline", "rb").read()
+        )
+        if alive:
+            os.kill(suite_pid, signal.SIGKILL)
+        self.assertFalse(alive, "the suite outlived the command")
+
+
+class RunRecord(Scratch):
+    def test_a_suite_without_results(self) -> None:
+        suite = write_script(os.path.join(self.tmp, "suite"), "exit 0")
+        out = os.path.join(self.tmp, "out")
+        done = self.command("run", "--suite", suite, "--out", out)
+        self.assertEqual(done.returncode, schema.EXIT_FAIL, done.stderr)
+        self.assertIn("did not write", done.stderr)
+        steps = self.steps(out)
+        self.assertEqual(steps["scenarios"]["status"], "no_results")
+        self.assertEqual(steps["bench"]["status"], "absent")
+        self.assertEqual(steps["outcome"]["status"], "failed")
+        self.assertIn("no_results", steps["outcome"]["problems"])
+
+    def test_a_crash_keeps_its_code(self) -> None:
+        # writes a (synthetic, empty) results file, then dies as a segfault would report
+        body = 'echo "{}" >"${1#--torchplace_results=}"; exit 139'
+        suite = write_script(os.path.join(self.tmp, "suite"), body)
+        out = os.path.join(self.tmp, "out")
+        self.command("run", "--suite", suite, "--out", out)
+        steps = self.steps(out)
+        self.assertEqual(steps["scenarios"]["exit"], 139)
+        self.assertEqual(steps["scenarios"]["status"], "crashed")
+        self.assertIn("crashed", steps["outcome"]["problems"])
+
+    def test_failed_cells_only(self) -> None:
+        body = 'echo "{}" >"${1#--torchplace_results=}"; exit 1'
+        suite = write_script(os.path.join(self.tmp, "suite"), body)
+        out = os.path.join(self.tmp, "out")
+        done = self.command("run", "--suite", suite, "--out", out)
+        self.assertEqual(done.returncode, schema.EXIT_FAIL, done.stderr)
+        steps = self.steps(out)
+        self.assertEqual(steps["scenarios"]["status"], "cells_failed")
+        # the report of an empty results file fails, so the outcome names the report, not cells
+        self.assertEqual(steps["outcome"]["status"], "failed")
+        self.assertNotIn("scenarios", steps["outcome"]["problems"])
+
+    def test_a_budget_cuts_the_suite(self) -> None:
+        suite = write_script(os.path.join(self.tmp, "suite"), "exec sleep 60")
+        bench = write_script(os.path.join(self.tmp, "bench"), "exit 0")
+        out = os.path.join(self.tmp, "out")
+        start = time.monotonic()
+        done = self.command(
+            "run", "--suite", suite, "--bench", bench, "--out", out, "--budget-s", "6"
+        )
+        self.assertLess(time.monotonic() - start, 40, "the run outlived its budget")
+        self.assertEqual(done.returncode, schema.EXIT_BUDGET, done.stdout + done.stderr)
+        steps = self.steps(out)
+        self.assertEqual(steps["scenarios"]["status"], "cut")
+        self.assertEqual(steps["bench"]["status"], "not_run")
+        self.assertEqual(steps["report"]["status"], "not_run")
+        self.assertEqual(steps["outcome"]["exit"], schema.EXIT_BUDGET)
+        self.assertEqual(steps["outcome"]["status"], "cut")
+        self.assertIn("scenarios, bench, report cut or not run", steps["outcome"]["problems"])
+        with open(os.path.join(out, "not_run.txt"), encoding="utf-8") as handle:
+            self.assertIn("scenarios: cut by the budget", handle.read())
+
+    def test_bad_budgets(self) -> None:
+        for budget in ("0", "ten", "-5"):
+            with self.subTest(budget=budget):
+                done = self.command("run", "--suite", "/bin/true", "--budget-s", budget)
+                self.assertEqual(done.returncode, schema.EXIT_USAGE, done.stderr)
+
+
+class Installed(Scratch):
+    """The installed layout (share/torchplace: ci/torchplace and reports/torchplace, no source
+    tree) refuses what needs the tree."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        share = os.path.join(self.tmp, "share", "torchplace")
+        os.makedirs(os.path.join(share, "ci"))
+        shutil.copy(TORCHPLACE, os.path.join(share, "ci", "torchplace"))
+        shutil.copytree(
+            schema.ROOT / "reports" / "torchplace",
+            os.path.join(share, "reports", "torchplace"),
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+        self.installed = os.path.join(share, "ci", "torchplace")
+
+    def installed_command(self, *args: str) -> subprocess.CompletedProcess:
+        env = dict(os.environ, TORCHPLACE_NO_INSTALL="1", PYTHONPATH="")
+        return subprocess.run(
+            [self.installed, *args], capture_output=True, text=True, env=env, timeout=60
+        )
+
+    def test_the_source_tree_commands(self) -> None:
+        for name in ("test", "matrix", "mutate"):
+            with self.subTest(command=name):
+                done = self.installed_command(name)
+                self.assertEqual(done.returncode, schema.EXIT_USAGE, done.stderr)
+                self.assertIn("needs the torchplace source tree", done.stderr)
+
+    def test_run_needs_a_suite(self) -> None:
+        done = self.installed_command("run")
+        self.assertEqual(done.returncode, schema.EXIT_USAGE, done.stderr)
+        self.assertIn("give --suite BIN", done.stderr)
+
+    def test_gate_refuses_ab_and_wants_expectations(self) -> None:
+        done = self.installed_command("gate", "--ab", "HEAD")
+        self.assertEqual(done.returncode, schema.EXIT_INPUT, done.stderr)
+        done = self.installed_command("gate", "--results", self.tmp)
+        self.assertEqual(done.returncode, schema.EXIT_INPUT, done.stderr)
+        self.assertIn("give --expectations FILE", done.stderr)
+
+
+class TestDeps(Scratch):
+    """`test` gives tp_ensure_deps the lint tools and hypothesis (TP_CHECK_PACKAGES): with every
+    package reported missing and apt failing, the packages it wanted are named."""
+
+    def test_check_packages_are_asked_for(self) -> None:
+        fakes = os.path.join(self.tmp, "bin")
+        os.makedirs(fakes)
+        write_script(os.path.join(fakes, "dpkg-query"), "exit 1")
+        write_script(
+            os.path.join(fakes, "apt-get"), "echo 'E: synthetic apt failure' >&2; exit 100"
+        )
+        env = dict(os.environ, PATH=f"{fakes}:{os.environ['PATH']}")
+        env.pop("TORCHPLACE_NO_INSTALL", None)
+        child = subprocess.Popen(
+            [TORCHPLACE, "test"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            start_new_session=True,  # on a timeout, the whole group goes (a build, were it to run)
+        )
+        try:
+            _, stderr = child.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+            self.fail("`test` went on past a failed apt-get (no pipefail?)")
+        done = subprocess.CompletedProcess(child.args, child.returncode, "", stderr)
+        self.assertEqual(done.returncode, schema.EXIT_ENV, done.stderr)
+        for package in ("libtorch-dev", "clang-format", "shellcheck", "black", "flake8", "mypy"):
+            self.assertIn(package, done.stderr)
+        self.assertIn("python3-hypothesis", done.stderr)
+
+
+def main(argv: List[str]) -> None:
+    unittest.main(argv=[sys.argv[0], *argv, "-v"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
