@@ -15,6 +15,8 @@
 //   case=masked_fill       the fix: the padding zeroed with masked_fill, no sync
 // Every step also makes 4 device-to-device copies (768 B): masked_fill out of place clones its
 // input, forward and backward (boolean_index: 3, 672 B, the logits' two and index_put's clone).
+// Those are LibTorch's own work and differ by version (2.14.1's index backward makes no clone:
+// 2, 576 B), so a cell holds them as a ceiling; host<->device copies and syncs are exact.
 // The fix of each pair is the same step (every fix applied). On the CPU there is nothing to
 // count (covered by the sim:0 cell); on CUDA the loop runs under the sync-debug mode in error
 // mode (c10::cuda::warning_state()): each broken variant must raise, each fix must not.
@@ -155,8 +157,9 @@ Result train(torch::Device device, Mistakes mistakes) {
   return result;
 }
 
-// "h2d 2/960 B/2nb d2h 0/0 B/0nb d2d 0/0 B/0nb syncs: 1 _local_scalar_dense": exact, readable.
-std::string describe(const Counts& counts) {
+// "h2d 2/960 B/2nb d2h 0/0 B/0nb d2d 0/0 B/0nb syncs: 1 _local_scalar_dense": exact, readable;
+// without d2d (with_d2d false), what a cell asserts exactly.
+std::string describe(const Counts& counts, bool with_d2d = true) {
   std::ostringstream out;
   const auto direction = [&](const char* name, const tp::sim::CopyCount& count) {
     out << name << " " << count.copies << "/" << count.bytes << " B/" << count.non_blocking
@@ -164,7 +167,7 @@ std::string describe(const Counts& counts) {
   };
   direction("h2d", counts.host_to_device);
   direction("d2h", counts.device_to_host);
-  direction("d2d", counts.device_to_device);
+  if (with_d2d) direction("d2d", counts.device_to_device);
   out << "syncs:";
   for (const auto& [op, count] : counts.syncs) {
     if (count != 0) out << " " << count << " " << op;
@@ -191,11 +194,22 @@ const Counts kFixedStep = counts({2, kBatchBytes, 2}, {}, kMaskedFillCopies, {})
 const Counts kFixedOnce = counts({}, {1, (kSteps + 1) * kOutputBytes, 0}, {},
                                  {{"_local_scalar_dense", 1}, {"copy_to_host", 1}});
 
+// Device-to-device copies at most the ceiling (LibTorch's own clones, fewer on newer versions).
+void expect_within(const tp::sim::CopyCount& seen, const tp::sim::CopyCount& ceiling) {
+  EXPECT_LE(seen.copies, ceiling.copies) << "device-to-device copies";
+  EXPECT_LE(seen.bytes, ceiling.bytes) << "device-to-device bytes";
+  EXPECT_EQ(seen.non_blocking, 0) << "device-to-device non_blocking copies";
+}
+
 void on_sim(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
   const Result cpu = train(torch::kCPU, mistakes);
   const Result sim = cell.under_test("train", [&] { return train(cell.device(), mistakes); });
-  for (const Counts& each : sim.steps) EXPECT_EQ(describe(each), describe(budget.step));
-  EXPECT_EQ(describe(sim.once), describe(budget.once));
+  for (const Counts& each : sim.steps) {
+    EXPECT_EQ(describe(each, false), describe(budget.step, false));
+    expect_within(each.device_to_device, budget.step.device_to_device);
+  }
+  EXPECT_EQ(describe(sim.once, false), describe(budget.once, false));
+  expect_within(sim.once.device_to_device, budget.once.device_to_device);
   tp::record_transfers(cell, "step", sim.steps.front());
   tp::record_transfers(cell, "once", sim.once);
   cell.note("per step: " + describe(sim.steps.front()) + "; after the loop: " + describe(sim.once));
