@@ -327,15 +327,21 @@ with open(args["benchmark_out"], "w") as out:
 """
 
 
+def fake_bench(folder: str) -> str:
+    """FAKE_BENCH as an executable in folder, run by this Python."""
+    binary = os.path.join(folder, "fake_bench")
+    with open(binary, "w", encoding="utf-8") as handle:
+        handle.write(FAKE_BENCH.replace("/usr/bin/env python3", sys.executable))
+    os.chmod(binary, 0o755)
+    return binary
+
+
 class InterleaveRounds(unittest.TestCase):
     def test_each_round_runs_each_side_afresh(self):
         # kills reports/torchplace/gate/interleave.py:run_once:2803bf:negate_if:0 (the first
         # round unlinked a file not there yet; without the unlink, a stale file stays)
         with tempfile.TemporaryDirectory() as folder:
-            binary = os.path.join(folder, "fake_bench")
-            with open(binary, "w", encoding="utf-8") as handle:
-                handle.write(FAKE_BENCH.replace("/usr/bin/env python3", sys.executable))
-            os.chmod(binary, 0o755)
+            binary = fake_bench(folder)
             sides = [("baseline", binary, []), ("candidate", binary, [])]
             merged = interleave.interleave(sides, rounds=3, batch=2)
         self.assertEqual([side.count for side in merged], [{"BM_fake": 6}] * 2)
@@ -346,10 +352,7 @@ class InterleaveRounds(unittest.TestCase):
         # kills reports/torchplace/gate/interleave.py:main:a955ac:const_plus:0 (merged[2]: an
         # IndexError after every round had run)
         with tempfile.TemporaryDirectory() as folder:
-            binary = os.path.join(folder, "fake_bench")
-            with open(binary, "w", encoding="utf-8") as handle:
-                handle.write(FAKE_BENCH.replace("/usr/bin/env python3", sys.executable))
-            os.chmod(binary, 0o755)
+            binary = fake_bench(folder)
             outs = [os.path.join(folder, name) for name in ("base.json", "cand.json")]
             code = interleave.main(
                 ["--baseline-bin", binary, "--candidate-bin", binary, "--rounds", "2"]
