@@ -3,6 +3,7 @@
 // fails here, and its counts (results.json metrics transfer.step.*) are gated by `torchplace gate`
 // against the committed "transfers" of this cell. On the CPU there is nothing to count; on CUDA
 // the counts are the sim:0 cell's.
+#include <gtest/gtest.h>
 #include <torchplace/scenario.h>
 #include <torchplace/sim/transfer_log.h>
 #include <torchplace/transfer_metrics.h>
