@@ -32,20 +32,15 @@ def make_column(folder: str, version: str, root: str, status: str = "pass") -> s
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
     subprocess.run([sys.executable, "-c", code, folder, version, root, status], check=True, env=env)
     column = os.path.join(folder, version)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "torchplace.run_record",
-            os.path.join(column, "run.json"),
-            "prepare",
-            "status=ok",
-            "root_cached=1",
-            f"root={root}",
-        ],
-        check=True,
-    )
+    record_prepare(column, "status=ok", "root_cached=1", f"root={root}")
     return column
+
+
+def record_prepare(column, *fields):
+    """The column's prepare step into its run.json, as the column scripts record it."""
+    run_json = os.path.join(column, "run.json")
+    command = [sys.executable, "-m", "torchplace.run_record", run_json, "prepare", *fields]
+    subprocess.run(command, check=True)
 
 
 # The real column step (tp_matrix_column in ci/matrix/columns.sh), on the host branch, with fakes:
@@ -186,17 +181,7 @@ class FanOut(unittest.TestCase):
         make_column(os.path.join(self.tmp, "bare"), "2.14.1", "sid")
         column = os.path.join(self.merged, "2.14.1")
         shutil.copytree(os.path.join(self.tmp, "bare", "2.14.1"), column)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "torchplace.run_record",
-                os.path.join(column, "run.json"),
-                "prepare",
-                "status=ok",
-            ],
-            check=True,
-        )
+        record_prepare(column, "status=ok")
         run = merge_only(self.merged, "1.13.1,2.14.1")
         self.assertEqual(run.returncode, 3, run.stderr)
         self.assertIn("column 2.14.1", run.stderr)
