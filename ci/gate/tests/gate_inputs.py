@@ -78,6 +78,10 @@ def write_json(path, doc):
     return path
 
 
+def write_in(folder, name, doc):
+    return write_json(os.path.join(folder, name), doc)
+
+
 class Gate:
     """The gate run as `python3 -m torchplace.gate` in a scratch folder: its exit code, output,
     and gate.json (None when it wrote none)."""

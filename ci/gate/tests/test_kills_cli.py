@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Tests that kill generated mutants of the gate's command line which survived every other test
+(torchplace.mutation.generated; ci/mutation/README.md "Generated mutants"). Each names the
+mutant it was seen to kill. Input files are made here and say that they are synthetic."""
+import contextlib
+import io
+import json
+import os
+import signal
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+from gate_inputs import write_in
+from torchplace.gate import cli, report
+
+
+class AsciiStreams(unittest.TestCase):
+    def test_a_character_an_ascii_stream_lacks_is_escaped_not_dropped(self):
+        # kills reports/torchplace/gate/cli.py:_safe_streams:ee5bcc:delete_stmt:0 (the summary
+        # vanished from an ASCII stdout: say() swallowed the UnicodeEncodeError)
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding="ascii")
+        with mock.patch.object(sys, "stdout", stream), mock.patch.object(sys, "stderr", stream):
+            cli._safe_streams()
+            cli.say("perte non diminu\u00e9e (synthetic message)")
+        stream.flush()
+        self.assertIn(b"perte non diminu\\xe9e (synthetic message)", raw.getvalue())
+
+
+class BaselineAndCandidate(unittest.TestCase):
+    def test_one_without_the_other_is_a_usage_error(self):
+        # kills reports/torchplace/gate/cli.py:parse:6d91c5:delete_stmt:0
+        for args in (["--baseline", "base.json"], ["--candidate", "cand.json"]):
+            with self.subTest(args=args), self.assertRaises(cli.UsageError) as raised:
+                cli.parse(args)
+            self.assertIn("--baseline and --candidate go together", str(raised.exception))
+
+
+class EarlierOutputsFirst(unittest.TestCase):
+    def test_the_earlier_verdict_is_gone_while_this_run_judges(self):
+        # kills reports/torchplace/gate/cli.py:judge:38bd4e:delete_stmt:0 (an earlier run's
+        # verdict stood beside this run while it judged, and stayed if it was killed then)
+        seen = []
+        with tempfile.TemporaryDirectory() as out:
+            write_in(out, "gate.json", {"verdict": "PASS", "about": "an earlier run (synthetic)"})
+
+            def sections(args, verdict):
+                seen.append(os.path.exists(os.path.join(out, "gate.json")))
+                verdict["problems"].append("synthetic: nothing judged")
+
+            with mock.patch.object(cli, "run_sections", side_effect=sections):
+                code = cli.main(["--results", "synthetic-run", "--out", out])
+        self.assertEqual(seen, [False])
+        self.assertEqual(code, report.EXIT_INPUT)
+
+    def test_earlier_outputs_that_cannot_go_are_exit_3_and_said(self):
+        # kills reports/torchplace/gate/cli.py:main:3d703b:delete_stmt:0 (exit 3 in silence)
+        stderr = io.StringIO()
+        busy = OSError("synthetic: busy")
+        with mock.patch.object(cli.schema, "remove_outputs", side_effect=busy):
+            with contextlib.redirect_stderr(stderr):
+                code = cli.main(["--results", "synthetic-run", "--out", "synthetic-out"])
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn(
+            "cannot remove the earlier outputs in synthetic-out: synthetic: busy", stderr.getvalue()
+        )
+
+
+class Help(unittest.TestCase):
+    def test_help_says_what_the_gate_is_and_exits_0(self):
+        # kills reports/torchplace/gate/cli.py:parse:df03f4:const_minus:0 (the docstring's last
+        # paragraph as the description)
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit) as exited:
+            cli.parse(["--help"])
+        self.assertEqual(exited.exception.code, 0)
+        text = " ".join(stdout.getvalue().split())
+        self.assertIn("torchplace gate: the CI regression gate (behaviour and speed), one", text)
+
+
+class LateSigterm(unittest.TestCase):
+    def test_a_sigterm_while_the_verdict_is_written_changes_no_exit_code(self):
+        # kills reports/torchplace/gate/cli.py:main:5ad787:delete_stmt:0 (without --out only
+        # that line ignores the SIGTERM held back while the verdict prints: it then raised)
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+        verdict = {"exit_code": report.EXIT_BEHAVIOUR, "verdict": "synthetic"}
+
+        def write_outputs(*_):  # a SIGTERM arrives while the verdict is written (held back)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        with mock.patch.object(cli, "judge", return_value=verdict), mock.patch.object(
+            cli, "write_outputs", side_effect=write_outputs
+        ):
+            code = cli.main(["--results", "synthetic-run", "--expectations", "synthetic.json"])
+        self.assertEqual(code, report.EXIT_BEHAVIOUR)
+
+
+class OutputsThatCannotBeWritten(unittest.TestCase):
+    def judged(self, reached_code):
+        verdict = {
+            "problems": [],
+            "behaviour": None,
+            "speed": None,
+            "exit_code": reached_code,
+            "verdict": report.VERDICTS[reached_code],
+        }
+        failing = OSError("synthetic: no space left")
+        with tempfile.TemporaryDirectory() as out, contextlib.redirect_stderr(io.StringIO()):
+            with mock.patch.object(cli, "judge", return_value=verdict), mock.patch.object(
+                cli, "write_outputs", side_effect=failing
+            ):
+                code = cli.main(["--results", "synthetic-run", "--out", out])
+            with open(os.path.join(out, "gate.json"), encoding="utf-8") as handle:
+                return code, json.load(handle)
+
+    def test_a_regression_stays_one_and_the_error_is_written(self):
+        # kills reports/torchplace/gate/cli.py:write_tool_error:51daaa:negate_if:0 (no gate.json
+        # when the outputs failed once)
+        code, written = self.judged(report.EXIT_BEHAVIOUR)
+        self.assertEqual((code, written["exit_code"]), (report.EXIT_BEHAVIOUR,) * 2)
+        self.assertIn("tool error OSError: synthetic: no space left", written["problems"])
+
+    def test_a_pass_that_cannot_be_written_is_exit_3(self):
+        code, written = self.judged(report.EXIT_PASS)
+        self.assertEqual((code, written["exit_code"]), (report.EXIT_INPUT,) * 2)
+
+    def test_a_second_failure_is_said_and_the_exit_code_kept(self):
+        # kills reports/torchplace/gate/cli.py:write_tool_error:8f3f01:delete_stmt:0 (silence)
+        stderr = io.StringIO()
+        with mock.patch.object(cli.schema, "write_set", side_effect=OSError("synthetic: again")):
+            with contextlib.redirect_stderr(stderr):
+                code = cli.write_tool_error(OSError("synthetic: first"), "synthetic-out")
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn("cannot write to synthetic-out: synthetic: again", stderr.getvalue())
+        self.assertIn("tool error OSError: synthetic: first (exit 3)", stderr.getvalue())
+
+
+class ToolErrorOutsideMain(unittest.TestCase):
+    def test_it_exits_3_and_says_what_failed(self):
+        # kills reports/torchplace/gate/cli.py:run:3d703b:delete_stmt:0 (the message dropped)
+        stderr = io.StringIO()
+        failing = mock.patch.object(cli, "main", side_effect=RuntimeError("synthetic failure"))
+        with failing, contextlib.redirect_stderr(stderr), self.assertRaises(SystemExit) as exited:
+            cli.run([])
+        self.assertEqual(exited.exception.code, report.EXIT_INPUT)
+        self.assertIn("tool error RuntimeError: synthetic failure (exit 3", stderr.getvalue())
+        self.assertNotIn("Traceback", stderr.getvalue())
+
+
+class UsageMessage(unittest.TestCase):
+    def test_a_bad_argument_is_exit_3_and_named(self):
+        # kills reports/torchplace/gate/cli.py:main:f93ce4:delete_stmt:0 (exit 3 in silence)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            code = cli.main(["--no-such-option"])
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn("--no-such-option", stderr.getvalue())
+        self.assertIn("(see ci/torchplace gate --help)", stderr.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()

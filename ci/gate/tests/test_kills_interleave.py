@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Tests that kill generated mutants of the interleaved benchmark runner which survived every other
+test (torchplace.mutation.generated; ci/mutation/README.md "Generated mutants"). Each names the
+mutant it was seen to kill. Input files are made here and say that they are synthetic."""
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from torchplace.gate import interleave, report
+from torchplace.schema import EXIT_USAGE
+
+
+FAKE_BENCH = """#!/usr/bin/env python3
+import json, os, sys
+args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if "=" in a)
+if os.path.exists(args["benchmark_out"]):
+    sys.exit("a stale output file: " + args["benchmark_out"])
+entry = {"name": "BM_fake", "run_name": "BM_fake", "run_type": "iteration", "iterations": 1,
+         "real_time": 1.0, "cpu_time": 1.0, "time_unit": "ns"}
+n = int(args["benchmark_repetitions"])
+with open(args["benchmark_out"], "w") as out:
+    json.dump({"context": {"torchplace_synthetic": "a stand-in binary"},
+               "benchmarks": [dict(entry, repetition_index=i) for i in range(n)]}, out)
+"""
+
+
+def fake_bench(folder: str) -> str:
+    """FAKE_BENCH as an executable in folder, run by this Python."""
+    binary = os.path.join(folder, "fake_bench")
+    with open(binary, "w", encoding="utf-8") as handle:
+        handle.write(FAKE_BENCH.replace("/usr/bin/env python3", sys.executable))
+    os.chmod(binary, 0o755)
+    return binary
+
+
+class InterleaveRounds(unittest.TestCase):
+    def test_each_round_runs_each_side_afresh(self):
+        # kills reports/torchplace/gate/interleave.py:run_once:2803bf:negate_if:0 (the first
+        # round unlinked a file not there yet; without the unlink, a stale file stays)
+        with tempfile.TemporaryDirectory() as folder:
+            binary = fake_bench(folder)
+            sides = [("baseline", binary, []), ("candidate", binary, [])]
+            merged = interleave.interleave(sides, rounds=3, batch=2)
+        self.assertEqual([side.count for side in merged], [{"BM_fake": 6}] * 2)
+        indices = [entry["repetition_index"] for entry in merged[0].entries]
+        self.assertEqual(indices, list(range(6)))
+
+    def test_main_writes_each_side_to_its_file(self):
+        # kills reports/torchplace/gate/interleave.py:main:a955ac:const_plus:0 (merged[2]: an
+        # IndexError after every round had run)
+        with tempfile.TemporaryDirectory() as folder:
+            binary = fake_bench(folder)
+            outs = [os.path.join(folder, name) for name in ("base.json", "cand.json")]
+            code = interleave.main(
+                ["--baseline-bin", binary, "--candidate-bin", binary, "--rounds", "2"]
+                + ["--out-baseline", outs[0], "--out-candidate", outs[1]]
+            )
+            sides = []
+            for path in outs:
+                with open(path, encoding="utf-8") as handle:
+                    doc = json.load(handle)
+                sides.append((doc["context"]["torchplace_side"], len(doc["benchmarks"])))
+        self.assertEqual(code, 0)
+        self.assertEqual(sides, [("baseline", 2), ("candidate", 2)])
+
+
+class InterleaveMissingBinary(unittest.TestCase):
+    def test_a_binary_that_cannot_run_is_exit_3_and_writes_nothing(self):
+        # kills reports/torchplace/gate/interleave.py:main:e58138:delete_stmt:0 (it went on to
+        # write the outputs of a run that never happened)
+        with tempfile.TemporaryDirectory() as folder:
+            missing = os.path.join(folder, "no-such-benchmark-binary")
+            outs = [os.path.join(folder, name) for name in ("a.json", "b.json")]
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr):
+                code = interleave.main(
+                    ["--baseline-bin", missing, "--candidate-bin", missing, "--rounds", "2"]
+                    + ["--out-baseline", outs[0], "--out-candidate", outs[1]]
+                )
+            self.assertEqual(code, report.EXIT_INPUT)
+            self.assertIn("interleave:", stderr.getvalue())
+            self.assertFalse([path for path in outs if os.path.exists(path)])
+
+    def test_as_a_command_too(self):
+        # kills reports/torchplace/gate/interleave.py:<module>:0d2999:const_minus:0 (argv[0:]:
+        # the module's own path read as an argument, a usage error)
+        with tempfile.TemporaryDirectory() as folder:
+            missing = os.path.join(folder, "no-such-benchmark-binary")
+            done = subprocess.run(
+                [sys.executable, "-m", "torchplace.gate.interleave", "--rounds", "2"]
+                + ["--baseline-bin", missing, "--candidate-bin", missing]
+                + ["--out-baseline", os.path.join(folder, "a.json")]
+                + ["--out-candidate", os.path.join(folder, "b.json")],
+                capture_output=True,
+                text=True,
+            )
+        self.assertEqual(done.returncode, report.EXIT_INPUT, done.stderr)
+        self.assertIn("interleave:", done.stderr)
+
+
+class InterleaveArguments(unittest.TestCase):
+    def test_each_binary_and_output_is_required(self):
+        # kills reports/torchplace/gate/interleave.py:parse:4c3b16:bool_flip:0 (and the other
+        # three required=True flipped)
+        full = {
+            "--baseline-bin": "a",
+            "--candidate-bin": "b",
+            "--out-baseline": "a.json",
+            "--out-candidate": "b.json",
+        }
+        for left_out in full:
+            argv = [part for key, value in full.items() if key != left_out for part in (key, value)]
+            with self.subTest(left_out=left_out), contextlib.redirect_stderr(io.StringIO()):
+                with self.assertRaises(SystemExit) as exited:
+                    interleave.parse(argv)
+                self.assertEqual(exited.exception.code, EXIT_USAGE)  # 64: bad arguments
+
+    def test_the_documented_defaults(self):
+        # kills reports/torchplace/gate/interleave.py:parse:737f94:const_plus:0 (11 rounds)
+        args = interleave.parse(
+            ["--baseline-bin", "a", "--candidate-bin", "b"]
+            + ["--out-baseline", "a.json", "--out-candidate", "b.json"]
+        )
+        self.assertEqual((args.rounds, args.batch), (10, 1))
+
+
+if __name__ == "__main__":
+    unittest.main()
