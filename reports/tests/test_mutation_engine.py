@@ -4,12 +4,17 @@ building anything: every operator fires on a small synthetic source, ids are uni
 on every generation, each mutant changes its file and applies to the file in scope it names (a
 Python mutant still parses), comments and strings are never mutated, a changed line refuses its
 mutant, the equivalents file names only generated mutants, and the sample order depends on the
-seed alone. Standard library only."""
+seed alone; the shards split the set; the shards' records make the ledger. Standard library
+only."""
 import ast
+import json
+import tempfile
 import unittest
+from pathlib import Path
 
-from torchplace.mutation import generated, operators_cpp, operators_py, pytests
-from torchplace.schema import ROOT
+from torchplace.mutation import generated, ledger, operators_cpp, operators_py, pytests, scratch
+from torchplace.mutation.run import CannotJudge
+from torchplace.schema import EXIT_ENV, EXIT_USAGE, ROOT
 
 # Synthetic sources written for this test, one site of each operator at least.
 CPP = """// a comment with a < b and true
@@ -147,13 +152,13 @@ class InScope(unittest.TestCase):
         texts = {}
         for mutant in self.mutants:
             text = texts.setdefault(mutant.path, (ROOT / mutant.path).read_text())
-            changed = generated.apply(text, mutant)
+            changed = scratch.apply(text, mutant)
             self.assertNotEqual(changed, text, mutant.id)
             if mutant.path.endswith(".py"):
                 ast.parse(changed)
 
     def test_the_equivalents_name_generated_mutants(self):
-        generated.check_equivalents(self.mutants, generated.load_equivalents())
+        ledger.check_equivalents(self.mutants, ledger.load_equivalents())
 
     def test_the_sample_order_follows_the_seed(self):
         first = [m.id for m in generated.sample_order(self.mutants, "abc")]
@@ -162,6 +167,39 @@ class InScope(unittest.TestCase):
             first[:20], [m.id for m in generated.sample_order(self.mutants, "abd")][:20]
         )
         self.assertEqual(sorted(first), sorted(m.id for m in self.mutants))
+
+    def test_the_shards_hold_each_mutant_once(self):
+        shards = [[m.id for m in generated.shard_of(self.mutants, f"{k}/3")] for k in range(3)]
+        self.assertEqual(sorted(sum(shards, [])), sorted(m.id for m in self.mutants))
+        self.assertTrue(all(len(shard) >= len(self.mutants) // 3 for shard in shards))
+        for bad in ("3/3", "x/3", "1"):
+            with self.subTest(shard=bad), self.assertRaises(SystemExit) as raised:
+                generated.shard_of(self.mutants, bad)
+            self.assertEqual(raised.exception.code, EXIT_USAGE)
+
+
+class RecordFiles(unittest.TestCase):
+    """--from-records: the weekly job's shards write one ledger (synthetic records)."""
+
+    def test_the_shards_records_make_the_ledger(self):
+        mutants = generated.generate(("py",))[:3]
+        ids = [m.id for m in mutants]
+        with tempfile.TemporaryDirectory() as folder:
+            shard = Path(folder, "shard.json")
+            records = [{"id": ids[0], "status": "killed"}, {"id": ids[1], "status": "survived"}]
+            shard.write_text(json.dumps({"synthetic": "test", "mutants": records}))
+            out = Path(folder, "ledger")
+            ledger.write_ledger(out, ledger.records_of([str(shard)]), {}, mutants)
+            states = dict(line.split() for line in out.read_text().splitlines()[3:])
+        self.assertEqual(states, {ids[0]: "killed", ids[1]: "untriaged", ids[2]: "unrun"})
+
+    def test_a_file_that_holds_no_records_cannot_be_judged(self):
+        with tempfile.TemporaryDirectory() as folder:
+            for text in ("{}", "not json", '{"mutants": [{"id": "x"}]}'):
+                Path(folder, "bad.json").write_text(text)
+                with self.subTest(text=text), self.assertRaises(CannotJudge) as raised:
+                    ledger.records_of([str(Path(folder, "bad.json"))])
+                self.assertEqual(raised.exception.code, EXIT_ENV)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,12 @@ from torchplace.command.common import die
 MUTATE_USAGE = (
     "usage: ci/torchplace mutate [--only NAME,...] [--list] [--no-install] | --generated "
     "[--sample SEED] [--budget-s N] [--lang cpp,py] [--files PATH,...] [--limit N] [--out FILE] "
-    "[--in-tree BUILD_DIR] [--only ID,...] [--tests REGEX] [--write-ledger FILE] [--list]"
+    "[--in-tree BUILD_DIR] [--only ID,...] [--tests REGEX] [--write-ledger FILE] [--list] "
+    "[--shard K/N] [--from-records FILE,...]"
 )
 MUTATE_VALUES = (
-    "--only --sample --budget-s --lang --out --in-tree --files --limit --tests --write-ledger"
+    "--only --sample --budget-s --lang --out --in-tree --files --limit --tests --write-ledger "
+    "--shard --from-records"
 ).split()
 
 

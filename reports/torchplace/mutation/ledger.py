@@ -1,0 +1,90 @@
+"""The mutants' record files: the equivalents (ids no input can kill, each with a reason) and
+the ledger (each mutant's verdict at its last measurement). ci/mutation/README.md."""
+import json
+from pathlib import Path
+from typing import Dict, List
+
+from torchplace.mutation.run import CannotJudge
+from torchplace.schema import EXIT_ENV
+
+EQUIVALENTS = Path(__file__).with_name("equivalents")
+# Each mutant's verdict at the last measurement (--write-ledger): killed, untriaged (survived, not
+# yet killed by a test nor shown equivalent) or unrun (not reached). A sampled survivor fails the
+# run when the ledger says killed (a hole opened) or does not know it (new or changed code); one
+# it records as untriaged or unrun is a known, unmeasured hole: listed and counted as survived in
+# the kill ratio, not a failure. A sample does not run untriaged ones (they would cost time only).
+LEDGER = Path(__file__).with_name("ledger")
+LEDGER_STATES = ("killed", "untriaged", "unrun")
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> dict:
+    """id -> reason, from lines `ID  reason` (# comments, blank lines ignored)."""
+    found = {}
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        ident, _, reason = line.strip().partition(" ")
+        if not reason.strip():
+            raise CannotJudge(EXIT_ENV, f"{path.name}:{number}: {ident} has no reason")
+        found[ident] = reason.strip()
+    return found
+
+
+def load_ledger(path: Path = LEDGER) -> Dict[str, str]:
+    ledger = load_equivalents(path) if path.is_file() else {}
+    wrong = [f"{i} {s}" for i, s in ledger.items() if s not in LEDGER_STATES]
+    if wrong:
+        raise CannotJudge(
+            EXIT_ENV, f"{path.name}: a state is not one of {LEDGER_STATES}: {wrong[:3]}"
+        )
+    return ledger
+
+
+def write_ledger(path: Path, records: list, ledger: Dict[str, str], mutants: list) -> None:
+    """Every mutant but the equivalents, with this run's verdict where it ran one."""
+    now = {
+        r["id"]: {"killed": "killed", "timeout": "killed", "build_failure": "unrun"}.get(
+            r["status"], "untriaged"
+        )
+        for r in records
+    }
+    equivalents = load_equivalents()
+    lines = [HEADER_LEDGER]
+    for mutant in mutants:
+        if mutant.id not in equivalents:
+            lines.append(f"{mutant.id} {now.get(mutant.id, ledger.get(mutant.id, 'unrun'))}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+HEADER_LEDGER = (
+    "# Every generated mutant's verdict at its last measurement (generated.py --write-ledger;\n"
+    "# see LEDGER there): killed, untriaged (survived; not yet killed by a test or shown\n"
+    "# equivalent) or unrun (not reached). Equivalents are not listed. Written by the tool."
+)
+
+
+def check_equivalents(mutants: list, equivalents: dict) -> None:
+    known = {mutant.id for mutant in mutants}
+    stale = sorted(set(equivalents) - known)
+    if stale:
+        raise CannotJudge(
+            EXIT_ENV,
+            f"equivalents name mutants that are not generated (a file "
+            f"changed? re-check them): {', '.join(stale[:10])}",
+        )
+
+
+def records_of(paths: List[str]) -> list:
+    """The mutant records of --out files (a sharded run's, say), later files winning."""
+    by_id: Dict[str, dict] = {}
+    for path in paths:
+        try:
+            doc = json.loads(Path(path).read_text())
+            records = doc["mutants"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise CannotJudge(EXIT_ENV, f"{path}: not a mutant record file (--out): {error}")
+        for record in records:
+            if not isinstance(record, dict) or not {"id", "status"} <= set(record):
+                raise CannotJudge(EXIT_ENV, f"{path}: a record without id and status: {record}")
+            by_id[record["id"]] = record
+    return list(by_id.values())

@@ -1,0 +1,225 @@
+"""A scratch copy of the tree (or the checkout itself, --in-tree) where one mutant at a time is
+applied, rebuilt where C++, and run against its kill set (scope.py); the verdict of each."""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple
+
+from torchplace.mutation import operators_cpp, operators_py, pytests, scope
+from torchplace.mutation.operators_cpp import Mutant
+from torchplace.mutation.run import CannotJudge, configure, sync_tree
+from torchplace.schema import EXIT_BUILD, EXIT_ENV, ROOT
+
+FIRST_GUESS_S = {"cpp": 120.0, "py": 30.0}  # one mutant, until one of its kind was timed
+BUILD_TIMEOUT_S = 900  # one rebuild on a loaded 2-core runner
+TEST_TIMEOUT_S = 180  # the kill set of one mutant
+PY_TEST_TIMEOUT_S = 60  # one CTest test of a Python mutant
+
+
+def log(text: str) -> None:
+    print(f"generated: {text}", file=sys.stderr, flush=True)
+
+
+def is_cpp(mutant: Mutant) -> bool:
+    return mutant.path in scope.CPP
+
+
+def apply(text: str, mutant: Mutant) -> str:
+    return (operators_cpp if is_cpp(mutant) else operators_py).apply(text, mutant)
+
+
+class Scratch:
+    """A scratch copy of the tree, configured once; builds and runs kill sets in it."""
+
+    def __init__(
+        self, directory: Path, jobs: int, in_tree: Optional[Path] = None, lazy: bool = False
+    ) -> None:
+        self.jobs = jobs
+        # a sample within a budget cannot afford the profile run (CI; see pytests.lazy)
+        self.lazy = lazy
+        self.kill_sets: Dict[Any, pytests.KillSet] = {}  # Python: profiled once a run
+        if in_tree:  # CI: the checkout itself and its existing build; each file is restored
+            self.tree, self.build_dir = ROOT, in_tree
+            changed = subprocess.run(
+                ["git", "diff", "--quiet", "--", *scope.CPP, *scope.PYTHON], cwd=ROOT
+            ).returncode
+            if changed:
+                raise CannotJudge(
+                    EXIT_ENV,
+                    "--in-tree mutates the checkout: commit or stash the " "files in scope first",
+                )
+            if not (in_tree / "CMakeCache.txt").is_file():
+                raise CannotJudge(EXIT_ENV, f"--in-tree {in_tree}: not a configured build folder")
+            return
+        self.tree = directory / "tree"
+        self.build_dir = self.tree / "build" / "dev"
+        self.tree.mkdir(parents=True, exist_ok=True)
+        sync_tree(self.tree)
+        configure(self.tree, self.build_dir)
+
+    def build(self) -> Tuple[bool, str]:
+        """(ok, output tail); a build past its deadline is not ok."""
+        args = [
+            "cmake",
+            "--build",
+            str(self.build_dir),
+            "-j",
+            str(self.jobs),
+            "--target",
+            scope.CPP_BINARY,
+        ]
+        try:
+            done = subprocess.run(args, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return False, f"build timed out after {BUILD_TIMEOUT_S} s"
+        return done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    def gtest(self, pattern: str) -> Tuple[str, str]:
+        """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test)."""
+        report = Path(tempfile.gettempdir()) / f"torchplace-generated-{os.getpid()}.json"
+        report.unlink(missing_ok=True)
+        binary = self.build_dir / "harness" / scope.CPP_BINARY
+        command = [str(binary), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=TEST_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return "timeout", f"past {TEST_TIMEOUT_S} s"
+        if not report.is_file():
+            return "fail", f"crashed (exit {done.returncode})"
+        failed, completed = [], 0
+        suites = json.loads(report.read_text())["testsuites"]
+        report.unlink()
+        for suite in suites:
+            for test in suite["testsuite"]:
+                completed += test.get("result") == "COMPLETED"
+                if test.get("failures"):
+                    failed.append(f"{suite['name']}.{test['name']}")
+        if failed or done.returncode != 0:
+            return "fail", ", ".join(failed) or f"exit {done.returncode}"
+        return ("pass", f"{completed} test(s)") if completed else ("empty", "no test ran")
+
+    def python_kill_set(self, kill: Tuple[str, str]) -> pytests.KillSet:
+        """The kill set's tests, each seen passing unmutated, timed and traced (cached)."""
+        if kill not in self.kill_sets:
+            tests = pytests.discover(self.build_dir, *kill)
+            if not tests:
+                raise CannotJudge(EXIT_ENV, f"the kill set {kill} names no CTest test")
+            name = hashlib.sha256(repr(kill).encode()).hexdigest()[:12]
+            cache = self.build_dir / f"mutation-pytests-{name}.json"
+            if self.lazy:
+                self.kill_sets[kill] = pytests.lazy(tests, self.build_dir)
+                return self.kill_sets[kill]
+            try:
+                self.kill_sets[kill] = pytests.profile(tests, self.tree, cache, self.jobs)
+            except RuntimeError as error:
+                raise CannotJudge(EXIT_ENV, f"{error}: it cannot show a mutant")
+        return self.kill_sets[kill]
+
+    def ctest(self, regex: str, exclude: str, stop_on_failure: bool) -> Tuple[str, str]:
+        args = [
+            "ctest",
+            "--test-dir",
+            str(self.build_dir),
+            "-R",
+            regex,
+            "--no-tests=error",
+            "--timeout",
+            str(PY_TEST_TIMEOUT_S),
+            "-j",
+            str(self.jobs),
+        ]
+        if exclude:
+            args += ["-E", exclude]
+        if stop_on_failure:
+            args.append("--stop-on-failure")
+        try:
+            done = subprocess.run(args, capture_output=True, text=True, timeout=TEST_TIMEOUT_S * 5)
+        except subprocess.TimeoutExpired:
+            return "timeout", "the CTest run passed its deadline"
+        output = done.stdout + done.stderr
+        if "No tests were found" in output:
+            return "empty", "no test matched"
+        if done.returncode == 0:
+            return "pass", output.strip().splitlines()[-1] if output.strip() else ""
+        failed = [
+            line.split(" - ")[-1]
+            for line in output.splitlines()
+            if "(Failed)" in line or "(Timeout)" in line or "(SEGFAULT)" in line
+        ]
+        if failed and all(
+            "(Timeout)" in line
+            for line in output.splitlines()
+            if line.strip().endswith(("(Failed)", "(Timeout)"))
+        ):
+            return "timeout", "; ".join(failed)
+        return "fail", "; ".join(failed)[:300] or output[-300:]
+
+
+TESTS_OVERRIDE: Optional[str] = None  # --tests: a CTest regex for every Python mutant
+
+
+def kill_set(mutant: Mutant) -> Any:
+    if is_cpp(mutant):
+        return scope.CPP[mutant.path]
+    return (TESTS_OVERRIDE, "") if TESTS_OVERRIDE else scope.PYTHON[mutant.path]
+
+
+def baseline(scratch: Scratch, mutants: list) -> None:
+    """Every kill set the mutants use runs at least one test and passes unmutated."""
+    if any(is_cpp(mutant) for mutant in mutants):
+        ok, output = scratch.build()
+        if not ok:
+            raise CannotJudge(EXIT_BUILD, "the unmutated scratch copy does not build:\n" + output)
+    for kill in sorted({kill_set(mutant) for mutant in mutants}, key=str):
+        if not isinstance(kill, str):
+            tests = scratch.python_kill_set(kill).tests
+            traced = sum(test.traced for test in tests)
+            how = "each killer run unmutated first" if scratch.lazy else "pass unmutated"
+            log(f"baseline {kill}: {len(tests)} test(s), {how}, {traced} traced")
+            continue
+        verdict, detail = scratch.gtest(kill)
+        if verdict != "pass":
+            raise CannotJudge(
+                EXIT_ENV,
+                f"unmutated, the kill set {kill} ended {verdict} "
+                f"({detail}): it cannot show a mutant",
+            )
+        log(f"baseline {kill}: pass ({detail})")
+
+
+def try_mutant(scratch: Scratch, mutant: Mutant) -> dict:
+    path = scratch.tree / mutant.path
+    pristine = path.read_text()
+    started = time.monotonic()
+    path.write_text(apply(pristine, mutant))
+    killer = ""
+    try:
+        if is_cpp(mutant):
+            ok, output = scratch.build()
+            if not ok:
+                status = "timeout" if "timed out" in output else "build_failure"
+                return {"status": status, "detail": output[-400:]}
+            verdict, detail = scratch.gtest(kill_set(mutant))
+            # "empty": every selected test skipped, which CI shows as no failure either
+            status = {"fail": "killed", "pass": "survived", "timeout": "timeout"}.get(
+                verdict, "survived"
+            )
+        else:
+            assert isinstance(mutant, operators_py.PyMutant)  # every mutant outside scope.CPP
+            status, detail, killer = scratch.python_kill_set(kill_set(mutant)).try_mutant(
+                mutant.path, mutant.stmt_line, mutant.stmt_end, scratch.jobs
+            )
+    finally:
+        path.write_text(pristine)
+        log(f"{mutant.id} done in {time.monotonic() - started:.0f} s")
+    kills = scratch.kill_sets.get(kill_set(mutant))
+    if killer and kills is not None and killer not in kills.verified:
+        passed, output = kills.verify(killer, scratch.jobs)
+        if not passed:
+            raise CannotJudge(EXIT_ENV, f"unmutated, {killer} fails too: {output[-400:]}")
+    return {"status": status, "detail": detail, "seconds": round(time.monotonic() - started, 1)}
