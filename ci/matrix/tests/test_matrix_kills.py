@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The matrix gate's behaviour that generated mutants (issue 26) showed no other test held: what
+`python3 -m torchplace.matrix.gate` prints of a verdict (messages cut to one line of 160
+characters, never a message that fits), the note on synthetic columns, and its exit codes. The
+matrices are synthetic (test_matrix_rules.matrix: each column's fingerprint says so).
+
+  test_matrix_kills.py [TestClass[.test] ...]      (CTest: matrix.kills)
+"""
+import unittest
+
+from test_matrix_rules import INPUT, PASS, REGRESSION, MatrixGateCase, matrix
+
+LIMIT = 160  # characters of a message the gate prints on one line (the JSON verdict keeps more)
+
+
+def failing_everywhere(reason):
+    """A matrix whose one cell fails on both versions with `reason`: its FAILED line quotes it."""
+    doc = matrix(versions=("1.13.1", "2.6.0"), by_version={"1.13.1": "fail", "2.6.0": "fail"})
+    for entry in doc["cells"][0]["by_version"].values():
+        entry["reason"] = reason
+    return doc
+
+
+class PrintedMessages(MatrixGateCase):
+    """A message is printed whole when it is one line of at most 160 characters; else its first
+    line, cut at 160, ends in an ellipsis."""
+
+    def failed_line(self, reason):
+        done = self.judged(REGRESSION, failing_everywhere(reason))
+        lines = [line for line in done.stdout.splitlines() if "FAILED (every_version)" in line]
+        self.assertEqual(len(lines), 1, done.stdout)
+        return lines[0]
+
+    def test_a_message_of_exactly_the_limit_is_printed_whole(self):
+        # kills reports/torchplace/matrix/gate.py:_short:59d5e5:rel_flip:0 (a message of 160
+        # characters was cut and given an ellipsis though nothing of it was left out)
+        reason = ("synthetic reason " * 10)[:LIMIT]
+        self.assertEqual(len(reason), LIMIT)
+        line = self.failed_line(reason)
+        self.assertTrue(line.endswith(": " + reason), line)
+        self.assertNotIn("…", line)
+
+    def test_a_message_one_past_the_limit_is_cut_with_an_ellipsis(self):
+        reason = ("synthetic reason " * 10)[: LIMIT + 1]
+        line = self.failed_line(reason)
+        self.assertTrue(line.endswith(": " + reason[:LIMIT] + "…"), line)
+
+    def test_a_message_of_two_lines_shows_its_first_and_says_more_follows(self):
+        line = self.failed_line("synthetic first line\nsynthetic second line")
+        self.assertTrue(line.endswith(": synthetic first line…"), line)
+        self.assertNotIn("second", line)
+
+
+class SyntheticNote(MatrixGateCase):
+    def test_each_synthetic_column_is_named_in_the_printed_verdict(self):
+        # kills reports/torchplace/matrix/gate.py:print_verdict:9b987b:delete_stmt:4 (the verdict
+        # file named the hand-made columns, the printed verdict did not: a reader of the log
+        # took a gate run on test data for a measurement)
+        done = self.judged(PASS, matrix())
+        notes = [line for line in done.stdout.splitlines() if "SYNTHETIC" in line]
+        self.assertEqual(len(notes), 3, done.stdout)
+        for version, note in zip(("1.13.1", "2.6.0", "2.14.1"), notes):
+            self.assertIn(f"column {version} is SYNTHETIC", note)
+            self.assertIn("hand-made test data", note)
+        self.assertEqual(done.stdout.splitlines()[-1], "matrix gate: pass")
+
+    def test_a_measured_column_gets_no_note(self):
+        doc = matrix(versions=("1.13.1", "2.6.0"))
+        del doc["versions"][1]["fingerprint"]["synthetic"]  # the document's "about" still says
+        done = self.judged(PASS, doc)
+        self.assertIn("column 1.13.1 is SYNTHETIC", done.stdout)
+        self.assertNotIn("column 2.6.0 is SYNTHETIC", done.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
