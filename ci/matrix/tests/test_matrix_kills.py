@@ -72,5 +72,21 @@ class SyntheticNote(MatrixGateCase):
         self.assertNotIn("column 2.6.0 is SYNTHETIC", done.stdout)
 
 
+class ByVersionKeys(MatrixGateCase):
+    """Each cell's by_version is keyed by the columns: a key that is no column, or a missing
+    column that ran every cell, each alone makes the matrix unjudgeable (exit 3)."""
+
+    def test_only_a_key_that_is_no_column(self):
+        # kills reports/torchplace/matrix/gate.py:check_versions:2f7235:logic_swap:0 (a cell
+        # was refused only when it both had a stray key and lacked a column)
+        doc = matrix(versions=("1.13.1", "2.14.1"))
+        doc["cells"][0]["by_version"]["2.6.0"] = doc["cells"][0]["by_version"]["2.14.1"]
+        self.judged(INPUT, doc, "by_version has 2.6.0, not among the versions")
+
+    def test_only_a_missing_column_that_ran_every_cell(self):
+        doc = matrix(versions=("1.13.1", "2.14.1"), by_version={"1.13.1": "pass"})
+        self.judged(INPUT, doc, "by_version lacks 2.14.1, a column that ran every cell")
+
+
 if __name__ == "__main__":
     unittest.main()
