@@ -8,9 +8,10 @@ matrices are synthetic (test_matrix_rules.matrix: each column's fingerprint says
 """
 import unittest
 
-from test_matrix_rules import INPUT, PASS, REGRESSION, MatrixGateCase, matrix
+from test_matrix_rules import INPUT, PASS, REGRESSION, MatrixGateCase, column, matrix
 
 LIMIT = 160  # characters of a message the gate prints on one line (the JSON verdict keeps more)
+BUILD_ERROR = "synthetic.cpp:1:1: error: a synthetic build error"
 
 
 def failing_everywhere(reason):
@@ -86,6 +87,50 @@ class ByVersionKeys(MatrixGateCase):
     def test_only_a_missing_column_that_ran_every_cell(self):
         doc = matrix(versions=("1.13.1", "2.14.1"), by_version={"1.13.1": "pass"})
         self.judged(INPUT, doc, "by_version lacks 2.14.1, a column that ran every cell")
+
+
+def new_column_not_built():
+    """1.13.1 ran its cell; 2.6.0 did not build: its entry for the cell says so (as merge writes
+    it: the column's status, category not_run, the build's first error as the message)."""
+    doc = matrix(versions=("1.13.1", "2.6.0"))
+    doc["versions"][1] = {**column("2.6.0", status="build_failed"), "first_error": BUILD_ERROR}
+    doc["versions"][1]["fingerprint"] = None
+    doc["cells"][0]["by_version"]["2.6.0"] = {
+        "status": "build_failed",
+        "observed_outcome": "not_run",
+        "category": "not_run",
+        "observed_class": None,
+        "message": BUILD_ERROR,
+    }
+    return doc
+
+
+class ColumnNotOk(MatrixGateCase):
+    """A newer column that did not build is one regression of the pair, named with its first
+    build error; its cells, which never ran there, are not listed as behaviour changes."""
+
+    def test_the_pair_names_the_column_and_its_error_and_no_cell(self):
+        # kills reports/torchplace/matrix/gate.py:compare_pair:1fc5e4:delete_stmt:0 (each cell
+        # of the column that did not build was also listed as changed: status, category...),
+        # compare_pair:333435:logic_swap:0 (the column's regression lost its build error)
+        done = self.judged(REGRESSION, new_column_not_built())
+        lines = done.stdout.splitlines()
+        self.assertIn("1.13.1 -> 2.6.0: 1 regression(s), 0 behaviour change(s)", lines)
+        self.assertIn(f"  REGRESSED <2.6.0 column>: ok -> build_failed {BUILD_ERROR}", lines)
+        self.assertFalse([line for line in lines if "changed" in line], done.stdout)
+
+    def test_a_failed_column_is_named_with_its_error_or_its_problem(self):
+        # kills reports/torchplace/matrix/gate.py:column_failures:af059c:logic_swap:0 (a failed
+        # column was named without why it failed)
+        done = self.judged(REGRESSION, new_column_not_built())
+        self.assertIn(f"  FAILED (column) <2.6.0 column>: build_failed {BUILD_ERROR}", done.stdout)
+        doc = matrix(versions=("1.13.1", "2.6.0"))
+        doc["versions"][1]["status"] = "run_incomplete"
+        doc["versions"][1]["problem"] = "synthetic: ran no cells"
+        del doc["cells"][0]["by_version"]["2.6.0"]  # it ran none
+        done = self.judged(REGRESSION, doc)
+        line = "  FAILED (column) <2.6.0 column>: run_incomplete synthetic: ran no cells"
+        self.assertIn(line, done.stdout.splitlines())
 
 
 if __name__ == "__main__":
