@@ -6,9 +6,11 @@ matrices are synthetic (test_matrix_rules.matrix: each column's fingerprint says
 
   test_matrix_kills.py [TestClass[.test] ...]      (CTest: matrix.kills)
 """
+import json
+import os
 import unittest
 
-from test_matrix_rules import INPUT, PASS, REGRESSION, MatrixGateCase, column, matrix
+from test_matrix_rules import FIX, INPUT, PASS, REGRESSION, MatrixGateCase, column, entry, matrix
 
 LIMIT = 160  # characters of a message the gate prints on one line (the JSON verdict keeps more)
 BUILD_ERROR = "synthetic.cpp:1:1: error: a synthetic build error"
@@ -17,8 +19,8 @@ BUILD_ERROR = "synthetic.cpp:1:1: error: a synthetic build error"
 def failing_everywhere(reason):
     """A matrix whose one cell fails on both versions with `reason`: its FAILED line quotes it."""
     doc = matrix(versions=("1.13.1", "2.6.0"), by_version={"1.13.1": "fail", "2.6.0": "fail"})
-    for entry in doc["cells"][0]["by_version"].values():
-        entry["reason"] = reason
+    for result in doc["cells"][0]["by_version"].values():
+        result["reason"] = reason
     return doc
 
 
@@ -131,6 +133,59 @@ class ColumnNotOk(MatrixGateCase):
         done = self.judged(REGRESSION, doc)
         line = "  FAILED (column) <2.6.0 column>: run_incomplete synthetic: ran no cells"
         self.assertIn(line, done.stdout.splitlines())
+
+
+class CellsOfColumnsThatDidNotRun(MatrixGateCase):
+    """A cell missing from a column that did not run is no behaviour change: nothing of it was
+    seen there (the only columns a cell may be missing from are those: check_versions)."""
+
+    def changes(self, statuses):
+        doc = matrix(versions=("1.13.1", "2.6.0"))
+        for index, status in enumerate(statuses):
+            doc["versions"][index]["status"] = status
+        del doc["cells"][0]["by_version"]["1.13.1"]
+        if statuses[1] != "ok":
+            doc["cells"][0]["by_version"]["2.6.0"] = {
+                "status": statuses[1],
+                "observed_outcome": "not_run",
+                "category": "not_run",
+            }
+        done = self.judged(REGRESSION, doc)  # a column that is not ok fails the gate
+        self.assertIn(f"FAILED (column) <1.13.1 column>: {statuses[0]}", done.stdout)
+        return done.stdout
+
+    def test_missing_from_an_older_column_that_did_not_build(self):
+        # kills reports/torchplace/matrix/gate.py:compare_pair:e6a547:eq_flip:1 (the cell was
+        # listed as appearing between a column that did not build and one that ran)
+        out = self.changes(("build_failed", "ok"))
+        self.assertIn("1.13.1 -> 2.6.0: 0 regression(s), 0 behaviour change(s)", out)
+
+    def test_missing_from_one_of_two_columns_that_did_not_build(self):
+        # kills reports/torchplace/matrix/gate.py:compare_pair:e6a547:eq_flip:2 (listed as
+        # appearing between two columns that both failed to build)
+        out = self.changes(("build_failed", "build_failed"))
+        self.assertIn("1.13.1 -> 2.6.0: 0 regression(s), 0 behaviour change(s)", out)
+
+
+class Compared(MatrixGateCase):
+    def test_compared_counts_each_cell_that_passed_or_failed_somewhere_once(self):
+        # kills reports/torchplace/matrix/gate.py:compared_cells:356a19:const_plus:0 (each cell
+        # counted twice: the verdict claimed twice the evidence it rests on)
+        statuses = (("pass", "pass"), ("skip", "pass"), ("skip", "skip"))
+        cells = [
+            {
+                "id": f"{FIX}/synthetic={index}",
+                "scenario": "s",
+                "axes": {"variant": "manual_to"},
+                "device": "cpu",
+                "by_version": {"1.13.1": entry(old), "2.6.0": entry(new)},
+            }
+            for index, (old, new) in enumerate(statuses)
+        ]
+        out = os.path.join(self.tmp, "verdict.json")
+        self.judged(PASS, matrix(versions=("1.13.1", "2.6.0"), cells=cells), None, "--out", out)
+        with open(out, encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["compared"], 2)
 
 
 if __name__ == "__main__":
