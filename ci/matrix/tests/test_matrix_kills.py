@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
-"""The matrix gate's behaviour that generated mutants (issue 26) showed no other test held: what
-`python3 -m torchplace.matrix.gate` prints of a verdict (messages cut to one line of 160
-characters, never a message that fits), the note on synthetic columns, and its exit codes. The
-matrices are synthetic (test_matrix_rules.matrix: each column's fingerprint says so).
+"""The matrix gate's behaviour that generated mutants (issue 26) showed no other test held, run
+through `python3 -m torchplace.matrix.gate`: what it prints of a verdict (a message cut to one
+line of 160 characters, never one that fits; the note on synthetic columns; a column that did not
+build named with its error, its cells not listed as changed), the cells it counts as compared,
+the by_version keys it refuses, and its exit 3 messages. The matrices are synthetic
+(test_matrix_rules.matrix: each column's fingerprint says so).
 
   test_matrix_kills.py [TestClass[.test] ...]      (CTest: matrix.kills)
 """
+import contextlib
+import io
 import json
 import os
 import unittest
+from unittest import mock
 
+from torchplace.matrix import gate as matrix_gate
 from test_matrix_rules import FIX, INPUT, PASS, REGRESSION, MatrixGateCase, column, entry, matrix
 
 LIMIT = 160  # characters of a message the gate prints on one line (the JSON verdict keeps more)
@@ -186,6 +192,35 @@ class Compared(MatrixGateCase):
         self.judged(PASS, matrix(versions=("1.13.1", "2.6.0"), cells=cells), None, "--out", out)
         with open(out, encoding="utf-8") as handle:
             self.assertEqual(json.load(handle)["compared"], 2)
+
+
+class WhatCannotBeJudged(MatrixGateCase):
+    def test_bad_input_names_the_matrix_file(self):
+        # kills reports/torchplace/matrix/gate.py:main:42a563:const_minus:0 (the message named
+        # the gate's own script, not the matrix the user gave it)
+        done = self.judged(INPUT, matrix(versions=("2.6.0", "2.6.0"), by_version={"2.6.0": "pass"}))
+        path = os.path.join(self.tmp, "matrix.json")
+        self.assertIn(f"matrix gate: bad input: {path}: version(s) 2.6.0 listed twice", done.stderr)
+
+    def test_a_tool_error_is_exit_3_and_says_what_failed(self):
+        # kills reports/torchplace/matrix/gate.py:main:30ce83:delete_stmt:0 (exit 3 in silence)
+        failure = RuntimeError("synthetic tool failure")
+        stderr = io.StringIO()
+        with mock.patch.object(matrix_gate, "gate", side_effect=failure), mock.patch(
+            "signal.signal"
+        ), contextlib.redirect_stderr(stderr):
+            code = matrix_gate.main(["gate", self.write(matrix())])
+        self.assertEqual(code, INPUT)
+        self.assertIn(
+            "matrix gate: tool error RuntimeError: synthetic tool failure (exit 3)",
+            stderr.getvalue(),
+        )
+
+    def write(self, doc):
+        path = os.path.join(self.tmp, "matrix.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(doc, handle)
+        return path
 
 
 if __name__ == "__main__":
