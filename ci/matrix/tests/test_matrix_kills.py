@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import os
+import signal
 import unittest
 from unittest import mock
 
@@ -215,6 +216,22 @@ class WhatCannotBeJudged(MatrixGateCase):
             "matrix gate: tool error RuntimeError: synthetic tool failure (exit 3)",
             stderr.getvalue(),
         )
+
+    def test_a_sigterm_once_the_verdict_is_reached_changes_nothing(self):
+        # kills reports/torchplace/matrix/gate.py:main:e0d327:delete_stmt:0 (a SIGTERM while the
+        # verdict was printed stopped the gate: a traceback and exit 1, not the verdict's 2)
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+        printed, print_verdict = io.StringIO(), matrix_gate.print_verdict
+
+        def interrupted(verdict, _stream):
+            os.kill(os.getpid(), signal.SIGTERM)  # delivered at once, before the first line
+            print_verdict(verdict, printed)
+
+        doc = matrix(versions=("1.13.1", "2.6.0"), by_version={"1.13.1": "pass", "2.6.0": "fail"})
+        with mock.patch.object(matrix_gate, "print_verdict", side_effect=interrupted):
+            code = matrix_gate.main(["gate", self.write(doc)])
+        self.assertEqual(code, REGRESSION)
+        self.assertEqual(printed.getvalue().splitlines()[-1], "matrix gate: fail")
 
     def write(self, doc):
         path = os.path.join(self.tmp, "matrix.json")
