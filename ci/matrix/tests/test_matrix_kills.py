@@ -8,15 +8,10 @@ the by_version keys it refuses, and its exit 3 messages. The matrices are synthe
 
   test_matrix_kills.py [TestClass[.test] ...]      (CTest: matrix.kills)
 """
-import contextlib
-import io
 import json
 import os
-import signal
 import unittest
-from unittest import mock
 
-from torchplace.matrix import gate as matrix_gate
 from test_matrix_rules import FIX, INPUT, PASS, REGRESSION, MatrixGateCase, column, entry, matrix
 
 LIMIT = 160  # characters of a message the gate prints on one line (the JSON verdict keeps more)
@@ -193,51 +188,6 @@ class Compared(MatrixGateCase):
         self.judged(PASS, matrix(versions=("1.13.1", "2.6.0"), cells=cells), None, "--out", out)
         with open(out, encoding="utf-8") as handle:
             self.assertEqual(json.load(handle)["compared"], 2)
-
-
-class WhatCannotBeJudged(MatrixGateCase):
-    def test_bad_input_names_the_matrix_file(self):
-        # kills reports/torchplace/matrix/gate.py:main:42a563:const_minus:0 (the message named
-        # the gate's own script, not the matrix the user gave it)
-        done = self.judged(INPUT, matrix(versions=("2.6.0", "2.6.0"), by_version={"2.6.0": "pass"}))
-        path = os.path.join(self.tmp, "matrix.json")
-        self.assertIn(f"matrix gate: bad input: {path}: version(s) 2.6.0 listed twice", done.stderr)
-
-    def test_a_tool_error_is_exit_3_and_says_what_failed(self):
-        # kills reports/torchplace/matrix/gate.py:main:30ce83:delete_stmt:0 (exit 3 in silence)
-        failure = RuntimeError("synthetic tool failure")
-        stderr = io.StringIO()
-        with mock.patch.object(matrix_gate, "gate", side_effect=failure), mock.patch(
-            "signal.signal"
-        ), contextlib.redirect_stderr(stderr):
-            code = matrix_gate.main(["gate", self.write(matrix())])
-        self.assertEqual(code, INPUT)
-        self.assertIn(
-            "matrix gate: tool error RuntimeError: synthetic tool failure (exit 3)",
-            stderr.getvalue(),
-        )
-
-    def test_a_sigterm_once_the_verdict_is_reached_changes_nothing(self):
-        # kills reports/torchplace/matrix/gate.py:main:e0d327:delete_stmt:0 (a SIGTERM while the
-        # verdict was printed stopped the gate: a traceback and exit 1, not the verdict's 2)
-        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
-        printed, print_verdict = io.StringIO(), matrix_gate.print_verdict
-
-        def interrupted(verdict, _stream):
-            os.kill(os.getpid(), signal.SIGTERM)  # delivered at once, before the first line
-            print_verdict(verdict, printed)
-
-        doc = matrix(versions=("1.13.1", "2.6.0"), by_version={"1.13.1": "pass", "2.6.0": "fail"})
-        with mock.patch.object(matrix_gate, "print_verdict", side_effect=interrupted):
-            code = matrix_gate.main(["gate", self.write(doc)])
-        self.assertEqual(code, REGRESSION)
-        self.assertEqual(printed.getvalue().splitlines()[-1], "matrix gate: fail")
-
-    def write(self, doc):
-        path = os.path.join(self.tmp, "matrix.json")
-        with open(path, "w", encoding="utf-8") as handle:
-            json.dump(doc, handle)
-        return path
 
 
 if __name__ == "__main__":
