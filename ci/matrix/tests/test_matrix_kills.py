@@ -2,7 +2,8 @@
 """The matrix gate's behaviour that generated mutants (issue 26) showed no other test held, run
 through `python3 -m torchplace.matrix.gate`: what it prints of a verdict (a message cut to one
 line of 160 characters, never one that fits; the note on synthetic columns; a column that did not
-build named with its error, its cells not listed as changed), the cells it counts as compared,
+build named with its error, its cells not listed as changed; a regression named with the newer
+version's reason; a change with run-specific parts masked), the cells it counts as compared,
 the by_version keys it refuses, and its exit 3 messages. The matrices are synthetic
 (test_matrix_rules.matrix: each column's fingerprint says so).
 
@@ -189,6 +190,41 @@ class Compared(MatrixGateCase):
         self.judged(PASS, matrix(versions=("1.13.1", "2.6.0"), cells=cells), None, "--out", out)
         with open(out, encoding="utf-8") as handle:
             self.assertEqual(json.load(handle)["compared"], 2)
+
+
+class PrintedDetails(MatrixGateCase):
+    """What a REGRESSED or changed line says is the newer version's account, run-specific parts
+    (addresses, temporary paths) masked. (Hand-made mutants, not generated ones, went unseen
+    without these: each was seen red against a scratch copy.)"""
+
+    def run_pair(self, old, new):
+        doc = matrix(versions=("1.13.1", "2.6.0"), by_version={"1.13.1": old, "2.6.0": new})
+        by_version = doc["cells"][0]["by_version"]
+        by_version["1.13.1"]["reason"] = "synthetic: the older version's reason"
+        by_version["2.6.0"]["reason"] = "synthetic: the newer version's reason"
+        return doc
+
+    def test_a_cell_that_now_fails_is_named_with_its_new_reason(self):
+        done = self.judged(REGRESSION, self.run_pair("pass", "fail"))
+        line = f"  REGRESSED {FIX}: pass -> fail synthetic: the newer version's reason"
+        self.assertIn(line, done.stdout.splitlines())
+
+    def test_a_cell_now_skipped_is_named_with_its_skip_reason(self):
+        done = self.judged(REGRESSION, self.run_pair("pass", "skip"))
+        line = (
+            f"  REGRESSED {FIX}: passed -> skipped skipped where the older version proved it: "
+            "synthetic: the newer version's reason"
+        )
+        self.assertIn(line, done.stdout.splitlines())
+
+    def test_a_changed_message_is_printed_with_run_specific_parts_masked(self):
+        doc = matrix(versions=("1.13.1", "2.6.0"))
+        by_version = doc["cells"][0]["by_version"]
+        by_version["1.13.1"]["message"] = "synthetic: boom at 0x7f00aa11bb22"
+        by_version["2.6.0"]["message"] = "synthetic: bang at 0x7f00cc33dd44"
+        done = self.judged(PASS, doc)
+        line = f"  changed message of {FIX}: 'synthetic: boom at 0x<address>' -> "
+        self.assertIn(line + "'synthetic: bang at 0x<address>'", done.stdout.splitlines())
 
 
 if __name__ == "__main__":
