@@ -4,7 +4,7 @@ through `python3 -m torchplace.matrix.gate`: what it prints of a verdict (a mess
 line of 160 characters, never one that fits; the note on synthetic columns; a column that did not
 build named with its error, its cells not listed as changed; a regression named with the newer
 version's reason; a change with run-specific parts masked), the cells it counts as compared,
-the by_version keys it refuses, and its exit 3 messages. The matrices are synthetic
+and the by_version keys it refuses (exit 3). The matrices are synthetic
 (test_matrix_rules.matrix: each column's fingerprint says so).
 
   test_matrix_kills.py [TestClass[.test] ...]      (CTest: matrix.kills)
