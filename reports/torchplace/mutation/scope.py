@@ -38,7 +38,7 @@ PYTHON = {
     "reports/torchplace/gate/speed.py": GATE_TESTS,
     "reports/torchplace/gate/speed_input.py": GATE_TESTS,
     "reports/torchplace/matrix/gate.py": (
-        r"^matrix\.(merge_and_gate|command_line|gate_rules|fan_out)$",
+        r"^matrix\.(merge_and_gate|command_line|gate_rules|fan_out|kills|kills_cli)$",
         "",
     ),
 }
