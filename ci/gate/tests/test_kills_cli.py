@@ -12,7 +12,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from gate_inputs import write_in
+from gate_inputs import FIX_CPU, expectations, passing, results, write_in
 from torchplace.gate import cli, report
 
 
@@ -137,6 +137,64 @@ class OutputsThatCannotBeWritten(unittest.TestCase):
         self.assertIn("tool error OSError: synthetic: first (exit 3)", stderr.getvalue())
 
 
+class Refresh(unittest.TestCase):
+    def test_a_refused_refresh_is_exit_3_naming_why_and_leaves_the_file(self):
+        # kills reports/torchplace/gate/cli.py:main:4f630c:delete_stmt:1 (it went on to report
+        # a count it never had: an UnboundLocalError, read as a tool error)
+        with tempfile.TemporaryDirectory() as folder:
+            target = write_in(folder, "expectations.json", expectations([passing(FIX_CPU)]))
+            with open(target, encoding="utf-8") as handle:
+                before = handle.read()
+            write_in(folder, "run/results.json", results([]))  # no cells: refused
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
+                code = cli.main(
+                    ["--refresh-expectations", os.path.join(folder, "run")]
+                    + ["--expectations", target]
+                )
+            with open(target, encoding="utf-8") as handle:
+                self.assertEqual(handle.read(), before)
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn("the run has no cells", stderr.getvalue())
+        self.assertNotIn("tool error", stderr.getvalue())
+
+    def test_a_refresh_judges_nothing_and_leaves_no_verdict(self):
+        # kills reports/torchplace/gate/cli.py:main:3f8102:delete_stmt:0 (after the refresh it
+        # went on to judge nothing: a PASS verdict printed, and written to --out)
+        with tempfile.TemporaryDirectory() as folder:
+            write_in(folder, "run/results.json", results([passing(FIX_CPU)]))
+            target = os.path.join(folder, "expectations.json")
+            out = os.path.join(folder, "out")
+            stdout = io.StringIO()
+            with contextlib.redirect_stdout(stdout):
+                code = cli.main(
+                    ["--refresh-expectations", os.path.join(folder, "run")]
+                    + ["--expectations", target, "--out", out]
+                )
+            self.assertFalse(os.path.exists(os.path.join(out, "gate.json")))
+            with open(target, encoding="utf-8") as handle:
+                self.assertEqual(list(json.load(handle)["cells"]), [FIX_CPU])
+        self.assertEqual(code, report.EXIT_PASS)
+        self.assertIn(f"wrote 1 cell expectations to {target}", stdout.getvalue())
+        self.assertNotIn("PASS", stdout.getvalue())
+
+
+class SectionThatCannotJudge(unittest.TestCase):
+    def test_it_is_emptied_and_named_as_a_problem(self):
+        # kills reports/torchplace/gate/cli.py:_section:dc34d6:delete_stmt:1 (a tool error left
+        # what the section held before standing) and :delete_stmt:0 (the same, for bad input)
+        for error, words in (
+            (cli.InputError("synthetic: bad input"), "speed gate: synthetic: bad input"),
+            (KeyError("synthetic"), "speed gate: tool error KeyError: 'synthetic'"),
+        ):
+            verdict = {"problems": [], "speed": {"benchmarks": [], "about": "stale (synthetic)"}}
+            with self.subTest(error=error):
+                cli._section(verdict, "speed", mock.Mock(side_effect=error))
+                self.assertIsNone(verdict["speed"])
+                self.assertEqual(len(verdict["problems"]), 1)
+                self.assertIn(words, verdict["problems"][0])
+
+
 class ToolErrorOutsideMain(unittest.TestCase):
     def test_it_exits_3_and_says_what_failed(self):
         # kills reports/torchplace/gate/cli.py:run:3d703b:delete_stmt:0 (the message dropped)
@@ -147,6 +205,20 @@ class ToolErrorOutsideMain(unittest.TestCase):
         self.assertEqual(exited.exception.code, report.EXIT_INPUT)
         self.assertIn("tool error RuntimeError: synthetic failure (exit 3", stderr.getvalue())
         self.assertNotIn("Traceback", stderr.getvalue())
+
+    def test_the_traceback_is_printed_when_asked_for(self):
+        # kills reports/torchplace/gate/cli.py:run:244ac6:delete_stmt:0 (TORCHPLACE_GATE_TRACEBACK
+        # printed nothing more)
+        stderr = io.StringIO()
+        failing = mock.patch.object(cli, "main", side_effect=RuntimeError("synthetic failure"))
+        asked = mock.patch.dict(os.environ, {"TORCHPLACE_GATE_TRACEBACK": "1"})
+        with failing, asked, contextlib.redirect_stderr(stderr), self.assertRaises(
+            SystemExit
+        ) as exited:
+            cli.run([])
+        self.assertEqual(exited.exception.code, report.EXIT_INPUT)
+        self.assertIn("Traceback (most recent call last)", stderr.getvalue())
+        self.assertIn("RuntimeError: synthetic failure\n", stderr.getvalue())
 
 
 class UsageMessage(unittest.TestCase):

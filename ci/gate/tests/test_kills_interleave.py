@@ -128,6 +128,20 @@ class InterleaveArguments(unittest.TestCase):
         )
         self.assertEqual((args.rounds, args.batch), (10, 1))
 
+    def test_one_round_is_enough_and_none_is_refused(self):
+        # kills reports/torchplace/gate/interleave.py:parse:0f9ba7:rel_flip:0 (--rounds 1 refused)
+        files = ["--baseline-bin", "a", "--candidate-bin", "b"]
+        files += ["--out-baseline", "a.json", "--out-candidate", "b.json"]
+        args = interleave.parse(files + ["--rounds", "1", "--batch", "1"])
+        self.assertEqual((args.rounds, args.batch), (1, 1))
+        for rounds, batch in (("0", "1"), ("1", "0")):
+            with self.subTest(rounds=rounds, batch=batch), contextlib.redirect_stderr(
+                io.StringIO()
+            ):
+                with self.assertRaises(SystemExit) as exited:
+                    interleave.parse(files + ["--rounds", rounds, "--batch", batch])
+                self.assertEqual(exited.exception.code, EXIT_USAGE)
+
 
 if __name__ == "__main__":
     unittest.main()
