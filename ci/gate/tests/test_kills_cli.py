@@ -231,6 +231,16 @@ class UsageMessage(unittest.TestCase):
         self.assertIn("--no-such-option", stderr.getvalue())
         self.assertIn("(see ci/torchplace gate --help)", stderr.getvalue())
 
+    def test_require_devices_without_results_is_refused_not_ignored(self):
+        # kills reports/torchplace/gate/cli.py:parse:7fd05a:delete_branch:0 (a speed-only run
+        # took --require-devices and judged without it)
+        stderr = io.StringIO()
+        argv = ["--require-devices", "cuda=1", "--baseline", "a.json", "--candidate", "b.json"]
+        with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
+            code = cli.main(argv)
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn("--require-devices applies to --results only", stderr.getvalue())
+
 
 if __name__ == "__main__":
     unittest.main()

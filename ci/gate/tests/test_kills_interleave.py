@@ -23,9 +23,14 @@ if os.path.exists(args["benchmark_out"]):
 entry = {"name": "BM_fake", "run_name": "BM_fake", "run_type": "iteration", "iterations": 1,
          "real_time": 1.0, "cpu_time": 1.0, "time_unit": "ns"}
 n = int(args["benchmark_repetitions"])
+if "tp_log" in args:  # which side ran, in order (a test's own flag, not Google Benchmark's)
+    with open(args["tp_log"], "a") as log:
+        log.write(args["tp_side"])
 with open(args["benchmark_out"], "w") as out:
     json.dump({"context": {"torchplace_synthetic": "a stand-in binary"},
                "benchmarks": [dict(entry, repetition_index=i) for i in range(n)]}, out)
+if "tp_exit" in args:  # a binary that wrote its JSON, then failed
+    sys.exit("synthetic failure after the output was written")
 """
 
 
@@ -49,6 +54,19 @@ class InterleaveRounds(unittest.TestCase):
         self.assertEqual([side.count for side in merged], [{"BM_fake": 6}] * 2)
         indices = [entry["repetition_index"] for entry in merged[0].entries]
         self.assertEqual(indices, list(range(6)))
+
+    def test_rounds_alternate_abba(self):
+        # kills reports/torchplace/gate/interleave.py:interleave:056ed9:eq_flip:0 (BAAB) and
+        # :const_minus:2 (always AB: drift then favours one side), :const_plus:2 (% 3)
+        with tempfile.TemporaryDirectory() as folder:
+            binary, log = fake_bench(folder), os.path.join(folder, "order.log")
+            sides = [
+                (label, binary, [f"--tp_log={log}", f"--tp_side={letter}"])
+                for label, letter in (("baseline", "A"), ("candidate", "B"))
+            ]
+            interleave.interleave(sides, rounds=4, batch=1)
+            with open(log, encoding="utf-8") as handle:
+                self.assertEqual(handle.read(), "ABBAABBA")
 
     def test_main_writes_each_side_to_its_file(self):
         # kills reports/torchplace/gate/interleave.py:main:a955ac:const_plus:0 (merged[2]: an
@@ -85,6 +103,23 @@ class InterleaveMissingBinary(unittest.TestCase):
             self.assertEqual(code, report.EXIT_INPUT)
             self.assertIn("interleave:", stderr.getvalue())
             self.assertFalse([path for path in outs if os.path.exists(path)])
+
+    def test_a_binary_that_fails_after_writing_is_exit_3_naming_it(self):
+        # kills reports/torchplace/gate/interleave.py:run_once:c122c5:delete_branch:0 (its JSON
+        # was taken as a run) and :const_plus:0 (`!= 1`), run_once:e05e4b:bool_flip:0 (b'...')
+        with tempfile.TemporaryDirectory() as folder:
+            binary = fake_bench(folder)
+            outs = [os.path.join(folder, name) for name in ("a.json", "b.json")]
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr):
+                code = interleave.main(
+                    ["--baseline-bin", binary, "--candidate-bin", binary, "--rounds", "1"]
+                    + ["--candidate-arg=--tp_exit=1"]
+                    + ["--out-baseline", outs[0], "--out-candidate", outs[1]]
+                )
+            self.assertFalse([path for path in outs if os.path.exists(path)])
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn("--tp_exit=1 exited 1: synthetic failure after the output", stderr.getvalue())
 
     def test_as_a_command_too(self):
         # kills reports/torchplace/gate/interleave.py:<module>:0d2999:const_minus:0 (argv[0:]:
