@@ -27,7 +27,7 @@ if "tp_log" in args:  # which side ran, in order (a test's own flag, not Google 
     with open(args["tp_log"], "a") as log:
         log.write(args["tp_side"])
 with open(args["benchmark_out"], "w") as out:
-    json.dump({"context": {"torchplace_synthetic": "a stand-in binary"},
+    json.dump({"context": {"torchplace_synthetic": "a stand-in binary", "argv": sys.argv[1:]},
                "benchmarks": [dict(entry, repetition_index=i) for i in range(n)]}, out)
 if "tp_exit" in args:  # a binary that wrote its JSON, then failed
     sys.exit("synthetic failure after the output was written")
@@ -86,6 +86,29 @@ class InterleaveRounds(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertEqual(sides, [("baseline", 2), ("candidate", 2)])
 
+    def test_each_side_gets_the_common_flags_and_only_its_own(self):
+        # kills reports/torchplace/gate/interleave.py:parse:17d4c2:delete_stmt:0 (--filter),
+        # and parse:abba78:delete_stmt:0 (--min-time): an error on the flag every CI run passes
+        with tempfile.TemporaryDirectory() as folder:
+            binary = fake_bench(folder)
+            outs = [os.path.join(folder, name) for name in ("base.json", "cand.json")]
+            code = interleave.main(
+                ["--baseline-bin", binary, "--candidate-bin", binary, "--rounds", "2"]
+                + ["--filter", "BM_fake", "--min-time", "0.01"]
+                + ["--baseline-arg=--tp_side=A", "--candidate-arg=--tp_side=B"]
+                + ["--out-baseline", outs[0], "--out-candidate", outs[1]]
+            )
+            argvs = []
+            for path in outs:
+                with open(path, encoding="utf-8") as handle:
+                    argvs.append(json.load(handle)["context"]["argv"])
+        self.assertEqual(code, 0)
+        for argv, own, other in zip(argvs, ("--tp_side=A", "--tp_side=B"), ("B", "A")):
+            self.assertIn("--benchmark_filter=BM_fake", argv)
+            self.assertIn("--benchmark_min_time=0.01", argv)
+            self.assertIn(own, argv)
+            self.assertNotIn(f"--tp_side={other}", argv)
+
 
 class InterleaveMissingBinary(unittest.TestCase):
     def test_a_binary_that_cannot_run_is_exit_3_and_writes_nothing(self):
@@ -106,7 +129,8 @@ class InterleaveMissingBinary(unittest.TestCase):
 
     def test_a_binary_that_fails_after_writing_is_exit_3_naming_it(self):
         # kills reports/torchplace/gate/interleave.py:run_once:c122c5:delete_branch:0 (its JSON
-        # was taken as a run) and :const_plus:0 (`!= 1`), run_once:e05e4b:bool_flip:0 (b'...')
+        # was taken as a run) and :const_plus:0 (`!= 1`), run_once:e05e4b:bool_flip:0 (b'...'); also
+        # common_args:6550f2:delete_stmt:0 (None + the side's flags: a TypeError)
         with tempfile.TemporaryDirectory() as folder:
             binary = fake_bench(folder)
             outs = [os.path.join(folder, name) for name in ("a.json", "b.json")]
@@ -162,6 +186,16 @@ class InterleaveArguments(unittest.TestCase):
             + ["--out-baseline", "a.json", "--out-candidate", "b.json"]
         )
         self.assertEqual((args.rounds, args.batch), (10, 1))
+
+    def test_help_says_what_it_does(self):
+        # kills reports/torchplace/gate/interleave.py:parse:d39eeb:const_minus:0 and :const_plus:0
+        # (another paragraph of the docstring as the description)
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit) as exited:
+            interleave.parse(["--help"])
+        self.assertEqual(exited.exception.code, 0)
+        text = " ".join(stdout.getvalue().split())
+        self.assertIn("Runs a baseline and a candidate benchmark binary interleaved", text)
 
     def test_one_round_is_enough_and_none_is_refused(self):
         # kills reports/torchplace/gate/interleave.py:parse:0f9ba7:rel_flip:0 (--rounds 1 refused)
