@@ -47,6 +47,56 @@ class TopLevel(unittest.TestCase):
             self.assertIn(f"synthetic.json: missing field(s) {field}", str(raised.exception))
 
 
+class RuleBounds(unittest.TestCase):
+    REFUSED = (  # (a pattern's fields, the words that name why): each just past a bound
+        ({"max_ratio": 1.0}, "max_ratio must be above 1.0"),
+        ({"min_abs_ns": -0.5}, "min_abs_ns must be >= 0 (ns)"),
+        ({"min_reps": 1}, "min_reps must be a whole number >= 2, found 1"),
+        ({"min_reps": 2.5}, "min_reps must be a whole number >= 2, found 2.5"),
+        ({"max_ratio": float("inf")}, "max_ratio is inf: thresholds must be finite numbers"),
+        ({"min_abs_ns": float("nan")}, "min_abs_ns is nan: thresholds must be finite numbers"),
+        ({"max_ratio": "1.2"}, "max_ratio must be a number, found '1.2'"),
+        ({"min_reps": True}, "min_reps must be a number, found True"),
+        ({"informational": 1}, "informational must be true or false"),
+        ({"max_ratoi": 1.2}, "unknown field 'max_ratoi'"),
+    )
+
+    def test_each_value_just_past_a_bound_is_refused_and_named(self):
+        # kills reports/torchplace/gate/policy.py:_check_rule:355717:rel_flip:0 (max_ratio 1.0:
+        # a gate that fails on noise), _check_rule:d69498:const_minus:1 (a negative floor),
+        # _check_rule:2b9a84:const_minus:0 (min_reps 1), _number:95f1fc:delete_stmt:0 (an
+        # infinite ratio: never SLOWER), _number:3596d1:delete_stmt:0 (text: a TypeError)
+        for fields, words in self.REFUSED:
+            doc = committed()
+            doc["patterns"] = [dict(fields, match="BM_synthetic*")]
+            with self.subTest(fields=fields), self.assertRaises(InputError) as raised:
+                policy.Policy(doc, "synthetic.json")
+            self.assertIn(f"patterns[0]: {words}", str(raised.exception))
+
+    def test_each_bound_itself_is_accepted(self):
+        # kills reports/torchplace/gate/policy.py:_check_rule:2b9a84:rel_flip:0 (min_reps 2
+        # refused) and _check_rule:d69498:const_plus:1 (a floor below 1 ns refused)
+        doc = committed()
+        accepted = {"max_ratio": 1.001, "min_abs_ns": 0.5, "min_reps": 2, "informational": False}
+        doc["patterns"] = [dict(accepted, match="BM_synthetic*", why="synthetic bounds")]
+        rule = policy.Policy(doc, "synthetic.json").rule("BM_synthetic_a")
+        self.assertEqual({k: rule[k] for k in accepted}, accepted)
+        self.assertEqual(rule["sources"], ["default", "BM_synthetic*"])
+
+    def test_an_unknown_top_level_field_or_a_pattern_without_match_is_named(self):
+        # kills reports/torchplace/gate/policy.py:Policy.__init__:086ab8:delete_stmt:0 (a typo
+        # such as "pattern" left the patterns unread) and Policy.__init__:301cde:delete_stmt:0
+        doc = committed()
+        doc["pattern"] = doc.pop("patterns")
+        with self.assertRaises(InputError) as raised:
+            policy.Policy(doc, "synthetic.json")
+        self.assertIn("unknown top-level field(s) pattern", str(raised.exception))
+        doc = dict(committed(), patterns=[{"max_ratio": 1.2}])
+        with self.assertRaises(InputError) as raised:
+            policy.Policy(doc, "synthetic.json")
+        self.assertIn("patterns[0]: missing field(s) match", str(raised.exception))
+
+
 class DefaultRule(unittest.TestCase):
     def test_a_default_rule_missing_a_field_is_refused(self):
         # kills reports/torchplace/gate/policy.py:Policy.__init__:481c4b:delete_stmt:0
