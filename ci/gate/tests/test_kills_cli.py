@@ -29,15 +29,6 @@ class AsciiStreams(unittest.TestCase):
         self.assertIn(b"perte non diminu\\xe9e (synthetic message)", raw.getvalue())
 
 
-class BaselineAndCandidate(unittest.TestCase):
-    def test_one_without_the_other_is_a_usage_error(self):
-        # kills reports/torchplace/gate/cli.py:parse:6d91c5:delete_stmt:0
-        for args in (["--baseline", "base.json"], ["--candidate", "cand.json"]):
-            with self.subTest(args=args), self.assertRaises(cli.UsageError) as raised:
-                cli.parse(args)
-            self.assertIn("--baseline and --candidate go together", str(raised.exception))
-
-
 class EarlierOutputsFirst(unittest.TestCase):
     def test_the_earlier_verdict_is_gone_while_this_run_judges(self):
         # kills reports/torchplace/gate/cli.py:judge:38bd4e:delete_stmt:0 (an earlier run's
@@ -66,18 +57,6 @@ class EarlierOutputsFirst(unittest.TestCase):
         self.assertIn(
             "cannot remove the earlier outputs in synthetic-out: synthetic: busy", stderr.getvalue()
         )
-
-
-class Help(unittest.TestCase):
-    def test_help_says_what_the_gate_is_and_exits_0(self):
-        # kills reports/torchplace/gate/cli.py:parse:df03f4:const_minus:0 (the docstring's last
-        # paragraph as the description)
-        stdout = io.StringIO()
-        with contextlib.redirect_stdout(stdout), self.assertRaises(SystemExit) as exited:
-            cli.parse(["--help"])
-        self.assertEqual(exited.exception.code, 0)
-        text = " ".join(stdout.getvalue().split())
-        self.assertIn("torchplace gate: the CI regression gate (behaviour and speed), one", text)
 
 
 class LateSigterm(unittest.TestCase):
@@ -219,27 +198,6 @@ class ToolErrorOutsideMain(unittest.TestCase):
         self.assertEqual(exited.exception.code, report.EXIT_INPUT)
         self.assertIn("Traceback (most recent call last)", stderr.getvalue())
         self.assertIn("RuntimeError: synthetic failure\n", stderr.getvalue())
-
-
-class UsageMessage(unittest.TestCase):
-    def test_a_bad_argument_is_exit_3_and_named(self):
-        # kills reports/torchplace/gate/cli.py:main:f93ce4:delete_stmt:0 (exit 3 in silence)
-        stderr = io.StringIO()
-        with contextlib.redirect_stderr(stderr):
-            code = cli.main(["--no-such-option"])
-        self.assertEqual(code, report.EXIT_INPUT)
-        self.assertIn("--no-such-option", stderr.getvalue())
-        self.assertIn("(see ci/torchplace gate --help)", stderr.getvalue())
-
-    def test_require_devices_without_results_is_refused_not_ignored(self):
-        # kills reports/torchplace/gate/cli.py:parse:7fd05a:delete_branch:0 (a speed-only run
-        # took --require-devices and judged without it)
-        stderr = io.StringIO()
-        argv = ["--require-devices", "cuda=1", "--baseline", "a.json", "--candidate", "b.json"]
-        with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
-            code = cli.main(argv)
-        self.assertEqual(code, report.EXIT_INPUT)
-        self.assertIn("--require-devices applies to --results only", stderr.getvalue())
 
 
 if __name__ == "__main__":
