@@ -7,6 +7,7 @@ import io
 import json
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -27,6 +28,36 @@ class AsciiStreams(unittest.TestCase):
             cli.say("perte non diminu\u00e9e (synthetic message)")
         stream.flush()
         self.assertIn(b"perte non diminu\\xe9e (synthetic message)", raw.getvalue())
+
+
+class ClosedPipe(unittest.TestCase):
+    def test_a_reader_gone_keeps_the_verdicts_exit_code(self):
+        # `gate | head` with head gone: the summary cannot be written, the exit code stands.
+        # Seen red before say() pointed the stream at /dev/null: exit 120 for both ("Exception
+        # ignored ... BrokenPipeError" at exit); kills reports/torchplace/gate/cli.py:say:
+        # 096c05:bool_flip:0 (flush=False: the error only at exit, as 120)
+        fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "speed")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # block buffered
+        for candidate, code in (
+            ("slower.json", report.EXIT_SPEED),
+            ("base.json", report.EXIT_PASS),
+        ):
+            read_end, write_end = os.pipe()
+            os.close(read_end)
+            done = subprocess.run(
+                [sys.executable, "-m", "torchplace.gate"]
+                + ["--policy", os.path.join(fixtures, "policy.json")]
+                + ["--baseline", os.path.join(fixtures, "base.json")]
+                + ["--candidate", os.path.join(fixtures, candidate)],
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                env=env,
+                timeout=120,
+            )
+            os.close(write_end)
+            with self.subTest(candidate=candidate):
+                self.assertEqual(done.returncode, code, done.stderr.decode(errors="replace"))
+                self.assertNotIn(b"BrokenPipeError", done.stderr)
 
 
 class EarlierOutputsFirst(unittest.TestCase):
