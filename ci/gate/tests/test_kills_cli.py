@@ -13,7 +13,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from gate_inputs import FIX_CPU, expectations, passing, results, write_in
+from gate_inputs import write_in
 from torchplace.gate import cli, report
 
 
@@ -107,6 +107,31 @@ class LateSigterm(unittest.TestCase):
         self.assertEqual(code, report.EXIT_BEHAVIOUR)
 
 
+class SigtermWhileJudging(unittest.TestCase):
+    def test_it_is_exit_3_with_a_verdict_that_judged_nothing(self):
+        # kills reports/torchplace/gate/cli.py:main:4f0c60:delete_stmt:0 (no handler of its own:
+        # the signal reached whatever was there, here the test's, and no verdict was written)
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+
+        def not_the_gates(*_):
+            raise AssertionError("the SIGTERM reached the test's handler, not the gate's")
+
+        signal.signal(signal.SIGTERM, not_the_gates)
+
+        def sections(*_):  # a SIGTERM while the sections judge
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        with tempfile.TemporaryDirectory() as out:
+            with mock.patch.object(cli, "run_sections", side_effect=sections):
+                with contextlib.redirect_stdout(io.StringIO()):
+                    code = cli.main(["--results", "synthetic-run", "--out", out])
+            with open(os.path.join(out, "gate.json"), encoding="utf-8") as handle:
+                written = json.load(handle)
+        self.assertEqual((code, written["exit_code"]), (report.EXIT_INPUT,) * 2)
+        self.assertEqual(len(written["problems"]), 1)
+        self.assertIn("nothing was judged", written["problems"][0])
+
+
 class OutputsThatCannotBeWritten(unittest.TestCase):
     def judged(self, reached_code):
         verdict = {
@@ -145,48 +170,6 @@ class OutputsThatCannotBeWritten(unittest.TestCase):
         self.assertEqual(code, report.EXIT_INPUT)
         self.assertIn("cannot write to synthetic-out: synthetic: again", stderr.getvalue())
         self.assertIn("tool error OSError: synthetic: first (exit 3)", stderr.getvalue())
-
-
-class Refresh(unittest.TestCase):
-    def test_a_refused_refresh_is_exit_3_naming_why_and_leaves_the_file(self):
-        # kills reports/torchplace/gate/cli.py:main:4f630c:delete_stmt:1 (it went on to report
-        # a count it never had: an UnboundLocalError, read as a tool error)
-        with tempfile.TemporaryDirectory() as folder:
-            target = write_in(folder, "expectations.json", expectations([passing(FIX_CPU)]))
-            with open(target, encoding="utf-8") as handle:
-                before = handle.read()
-            write_in(folder, "run/results.json", results([]))  # no cells: refused
-            stderr = io.StringIO()
-            with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
-                code = cli.main(
-                    ["--refresh-expectations", os.path.join(folder, "run")]
-                    + ["--expectations", target]
-                )
-            with open(target, encoding="utf-8") as handle:
-                self.assertEqual(handle.read(), before)
-        self.assertEqual(code, report.EXIT_INPUT)
-        self.assertIn("the run has no cells", stderr.getvalue())
-        self.assertNotIn("tool error", stderr.getvalue())
-
-    def test_a_refresh_judges_nothing_and_leaves_no_verdict(self):
-        # kills reports/torchplace/gate/cli.py:main:3f8102:delete_stmt:0 (after the refresh it
-        # went on to judge nothing: a PASS verdict printed, and written to --out)
-        with tempfile.TemporaryDirectory() as folder:
-            write_in(folder, "run/results.json", results([passing(FIX_CPU)]))
-            target = os.path.join(folder, "expectations.json")
-            out = os.path.join(folder, "out")
-            stdout = io.StringIO()
-            with contextlib.redirect_stdout(stdout):
-                code = cli.main(
-                    ["--refresh-expectations", os.path.join(folder, "run")]
-                    + ["--expectations", target, "--out", out]
-                )
-            self.assertFalse(os.path.exists(os.path.join(out, "gate.json")))
-            with open(target, encoding="utf-8") as handle:
-                self.assertEqual(list(json.load(handle)["cells"]), [FIX_CPU])
-        self.assertEqual(code, report.EXIT_PASS)
-        self.assertIn(f"wrote 1 cell expectations to {target}", stdout.getvalue())
-        self.assertNotIn("PASS", stdout.getvalue())
 
 
 class SectionThatCannotJudge(unittest.TestCase):

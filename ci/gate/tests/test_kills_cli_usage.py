@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Tests that kill generated mutants of the gate's argument handling which survived every other
 test (torchplace.mutation.generated; ci/mutation/README.md "Generated mutants"). Each names the
-mutant it was seen to kill. Bad arguments are exit 3 with a message, never a pass."""
+mutant it was seen to kill. Bad arguments are exit 3 with a message, never a pass; a refresh
+of the expectations judges nothing. Input files are made here and say that they are synthetic."""
 import contextlib
 import io
+import json
+import os
+import tempfile
 import unittest
 
+from gate_inputs import FIX_CPU, expectations, passing, results, write_in
 from torchplace.gate import cli, report
 
 
@@ -63,6 +68,48 @@ class UsageMessage(unittest.TestCase):
             code = cli.main(argv)
         self.assertEqual(code, report.EXIT_INPUT)
         self.assertIn("--require-devices applies to --results only", stderr.getvalue())
+
+
+class Refresh(unittest.TestCase):
+    def test_a_refused_refresh_is_exit_3_naming_why_and_leaves_the_file(self):
+        # kills reports/torchplace/gate/cli.py:main:4f630c:delete_stmt:1 (it went on to report
+        # a count it never had: an UnboundLocalError, read as a tool error)
+        with tempfile.TemporaryDirectory() as folder:
+            target = write_in(folder, "expectations.json", expectations([passing(FIX_CPU)]))
+            with open(target, encoding="utf-8") as handle:
+                before = handle.read()
+            write_in(folder, "run/results.json", results([]))  # no cells: refused
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
+                code = cli.main(
+                    ["--refresh-expectations", os.path.join(folder, "run")]
+                    + ["--expectations", target]
+                )
+            with open(target, encoding="utf-8") as handle:
+                self.assertEqual(handle.read(), before)
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn("the run has no cells", stderr.getvalue())
+        self.assertNotIn("tool error", stderr.getvalue())
+
+    def test_a_refresh_judges_nothing_and_leaves_no_verdict(self):
+        # kills reports/torchplace/gate/cli.py:main:3f8102:delete_stmt:0 (after the refresh it
+        # went on to judge nothing: a PASS verdict printed, and written to --out)
+        with tempfile.TemporaryDirectory() as folder:
+            write_in(folder, "run/results.json", results([passing(FIX_CPU)]))
+            target = os.path.join(folder, "expectations.json")
+            out = os.path.join(folder, "out")
+            stdout = io.StringIO()
+            with contextlib.redirect_stdout(stdout):
+                code = cli.main(
+                    ["--refresh-expectations", os.path.join(folder, "run")]
+                    + ["--expectations", target, "--out", out]
+                )
+            self.assertFalse(os.path.exists(os.path.join(out, "gate.json")))
+            with open(target, encoding="utf-8") as handle:
+                self.assertEqual(list(json.load(handle)["cells"]), [FIX_CPU])
+        self.assertEqual(code, report.EXIT_PASS)
+        self.assertIn(f"wrote 1 cell expectations to {target}", stdout.getvalue())
+        self.assertNotIn("PASS", stdout.getvalue())
 
 
 if __name__ == "__main__":
