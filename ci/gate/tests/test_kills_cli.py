@@ -29,6 +29,21 @@ class AsciiStreams(unittest.TestCase):
         stream.flush()
         self.assertIn(b"perte non diminu\\xe9e (synthetic message)", raw.getvalue())
 
+    def test_the_gate_prints_its_summary_on_an_ascii_stdout(self):
+        # kills reports/torchplace/gate/cli.py:main:95ff8c:delete_stmt:0 (the summary vanished
+        # from an ASCII stdout) and write_outputs:944faa:delete_stmt:0 (no summary printed)
+        verdict = {"problems": ["perte non diminu\u00e9e (synthetic)"], "behaviour": None}
+        verdict.update(speed=None, exit_code=report.EXIT_INPUT, verdict="synthetic")
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding="ascii")
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+        with mock.patch.object(sys, "stdout", stream), mock.patch.object(cli, "judge") as judge:
+            judge.return_value = verdict
+            code = cli.main(["--results", "synthetic-run"])
+        stream.flush()
+        self.assertEqual(code, report.EXIT_INPUT)
+        self.assertIn(b"- perte non diminu\\xe9e (synthetic)", raw.getvalue())
+
 
 class ClosedPipe(unittest.TestCase):
     def test_a_reader_gone_keeps_the_verdicts_exit_code(self):
