@@ -7,8 +7,10 @@ import contextlib
 import io
 import json
 import os
+import sys
 import tempfile
 import unittest
+from unittest import mock
 
 from gate_inputs import FIX_CPU, expectations, passing, results, write_in
 from torchplace.gate import cli, report
@@ -47,6 +49,17 @@ class Help(unittest.TestCase):
         self.assertEqual(exited.exception.code, 0)
         text = " ".join(stdout.getvalue().split())
         self.assertIn("torchplace gate: the CI regression gate (behaviour and speed), one", text)
+
+    def test_run_reads_the_arguments_it_is_given_before_the_command_line(self):
+        # kills reports/torchplace/gate/cli.py:run:620e1e:eq_flip:0 (run(argv) judged
+        # sys.argv[1:] instead: here a bad option, exit 3, instead of the help asked for)
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with mock.patch.object(sys, "argv", ["gate", "--no-such-option-on-the-command-line"]):
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                with self.assertRaises(SystemExit) as exited:
+                    cli.run(["--help"])
+        self.assertEqual(exited.exception.code, 0, stderr.getvalue())
+        self.assertIn("--refresh-expectations", stdout.getvalue())
 
 
 class UsageMessage(unittest.TestCase):
