@@ -144,5 +144,46 @@ class NewBenchmark(unittest.TestCase):
         self.assertEqual(speed.input_problems(section), [])
 
 
+class RowFigures(unittest.TestCase):
+    def compared(self, base_doc, cand_doc):
+        with tempfile.TemporaryDirectory() as folder:
+            base = write_in(folder, "base.json", base_doc)
+            return speed.compare(base, write_in(folder, "cand.json", cand_doc), load_policy())
+
+    def test_each_row_names_the_test_it_used(self):
+        # kills reports/torchplace/gate/speed.py:measure:bdc704:delete_stmt:0 (gate.json's row
+        # did not say whether its p came from the exact test or the normal approximation)
+        distinct = OneRepetition.run_of(8)  # 100..107 ns on both sides: ties across them
+        shifted = dict(
+            distinct,
+            benchmarks=[dict(e, real_time=e["real_time"] + 50.5) for e in distinct["benchmarks"]],
+        )
+        self.assertEqual(self.compared(distinct, distinct)["benchmarks"][0]["method"], "asymptotic")
+        self.assertEqual(self.compared(distinct, shifted)["benchmarks"][0]["method"], "exact")
+
+    def test_a_skip_keeps_its_reason_and_side(self):
+        # kills reports/torchplace/gate/speed.py:_pair:c108f6:logic_swap:0 (a skip of the
+        # baseline only lost its reason; of both, the baseline's reason stood for the candidate's)
+        measured = OneRepetition.run_of(8)
+
+        def skipped(reason):  # Google Benchmark < 1.8's skip: an error with the skip prefix
+            entries = [
+                dict(e, error_occurred=True, error_message=f"skip: {reason}")
+                for e in measured["benchmarks"]
+            ]
+            return dict(measured, benchmarks=entries)
+
+        for base, cand, expected in (
+            (skipped("synthetic: no GPU"), measured, ("synthetic: no GPU", "baseline")),
+            (skipped("synthetic: A"), skipped("synthetic: B"), ("synthetic: B", "candidate")),
+        ):
+            with self.subTest(expected=expected):
+                rows = self.compared(base, cand)["skipped"]
+                self.assertEqual(
+                    [(r["name"], r["reason"], r["side"]) for r in rows],
+                    [("BM_synthetic", *expected)],
+                )
+
+
 if __name__ == "__main__":
     unittest.main()
