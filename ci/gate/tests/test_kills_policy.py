@@ -26,8 +26,8 @@ class Containers(unittest.TestCase):
             self.assertIn("patterns must be a list and benchmarks an object", str(raised.exception))
 
     def test_a_rule_that_is_no_object_is_bad_input_naming_it(self):
-        # kills reports/torchplace/gate/policy.py:_check_rule:dbe7ba:delete_branch:0 (a tool
-        # error, AttributeError, instead of naming the entry)
+        # kills reports/torchplace/gate/policy.py:_check_rule:dbe7ba:delete_branch:0 and its
+        # delete_stmt:0 (a tool error, AttributeError, instead of naming the entry)
         for wrong in (1.2, [], None, "max_ratio=1.2"):
             doc = committed()
             doc["benchmarks"] = {"BM_synthetic": wrong}
