@@ -178,6 +178,29 @@ class InScope(unittest.TestCase):
             self.assertEqual(raised.exception.code, EXIT_USAGE)
 
 
+class ConditionalCode(unittest.TestCase):
+    """A mutant in `#if NAME` code needs NAME: a build without it cannot judge it (synthetic)."""
+
+    SOURCE = "#if WITH_X\nint f(int a) { return a < 1; }\n#else\nint g(int a) { return a < 2; }\n#endif\n"
+
+    def test_a_mutant_in_the_first_branch_needs_its_macro(self):
+        needs = {m.line: m.needs for m in operators_cpp.mutants_of("x.h", self.SOURCE)}
+        self.assertEqual(needs, {2: "WITH_X", 4: ""})
+
+    def test_a_build_without_the_macro_judges_none_of_them(self):
+        with tempfile.TemporaryDirectory() as folder:
+            made = scratch.Scratch.__new__(scratch.Scratch)
+            made.build_dir = Path(folder)
+            flags = Path(folder, "harness", "CMakeFiles", "torchplace_harness_tests.dir")
+            flags.mkdir(parents=True)
+            for text, on in (("-DWITH_X=0 -DY=1", False), ("-DY -DWITH_X=1", True)):
+                (flags / "flags.make").write_text(f"CXX_DEFINES = {text}\n")
+                self.assertEqual(made.defines("WITH_X"), on, text)
+        records = [{"status": "not_built"}, {"status": "killed"}, {"status": "survived"}]
+        summary = generated.summarise(records, 0)
+        self.assertEqual((summary["judged"], summary["kill_ratio"]), (2, 0.5))
+
+
 class RecordFiles(unittest.TestCase):
     """--from-records: the weekly job's shards write one ledger (synthetic records)."""
 
@@ -190,7 +213,8 @@ class RecordFiles(unittest.TestCase):
             shard.write_text(json.dumps({"synthetic": "test", "mutants": records}))
             out = Path(folder, "ledger")
             ledger.write_ledger(out, ledger.records_of([str(shard)]), {}, mutants)
-            states = dict(line.split() for line in out.read_text().splitlines()[3:])
+            lines = out.read_text().splitlines()
+            states = dict(line.split() for line in lines if not line.startswith("#"))
         self.assertEqual(states, {ids[0]: "killed", ids[1]: "untriaged", ids[2]: "unrun"})
 
     def test_a_file_that_holds_no_records_cannot_be_judged(self):

@@ -14,8 +14,9 @@ without a budget, every test of the kill set (each killer checked unmutated) wit
 The ledger (ledger.py) decides which survivors fail the run. --shard K/N runs one N-th of the
 set; --from-records FILE,... --write-ledger FILE writes the ledger from the shards' --out files.
 Each mutant ends: killed (a selected test failed), timeout (a test ran past its deadline: counted
-as detected, listed apart), survived, or build_failure (the mutant does not compile: proves
-nothing, listed apart, never a kill).
+as detected, listed apart), survived, build_failure (the mutant does not compile: proves
+nothing, listed apart, never a kill), or not_built (its line is in `#if NAME` and this build does
+not define NAME, e.g. CUDA-only code on a CPU host: not run, listed apart, not judged).
 
 Exit codes: 0 no survivor the ledger did not expect; 1 one (named); 3 cannot
 judge (the unmutated copy fails its kill tests, no mutant was tried, an equivalent names no
@@ -75,11 +76,12 @@ def shard_of(mutants: list, shard: str) -> list:
 
 
 def summarise(records: list, equivalents_count: int) -> dict:
-    states = ("killed", "timeout", "survived", "untriaged", "unmeasured", "build_failure")
-    counts = {key: 0 for key in states}
+    states = ("killed", "timeout", "survived", "untriaged", "unmeasured")
+    apart = ("build_failure", "not_built")  # proves nothing either way: listed, not judged
+    counts = {key: 0 for key in states + apart}
     for record in records:
         counts[record["status"]] += 1
-    judged = sum(counts[key] for key in states[:-1])
+    judged = sum(counts[key] for key in states)
     detected = counts["killed"] + counts["timeout"]
     return {
         **counts,
@@ -168,6 +170,13 @@ def select(args: argparse.Namespace, mutants: list, equivalents: dict) -> list:
     return chosen[: args.limit] if args.limit else chosen
 
 
+def not_built_record(mutant: Mutant) -> Dict[str, Any]:
+    detail = f"in #if {mutant.needs}, which this build does not define: its line is not compiled"
+    return {"id": mutant.id, "old": mutant.old, "new": mutant.new, "status": "not_built"} | {
+        "detail": detail
+    }
+
+
 def untriaged_record(mutant: Mutant) -> Dict[str, Any]:
     detail = "a known survivor (ledger: untriaged), not run"
     return {"id": mutant.id, "old": mutant.old, "new": mutant.new, "status": "untriaged"} | {
@@ -191,6 +200,9 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
         kind = "cpp" if is_cpp(mutant) else "py"
         if skip_known and mutant.id in known:
             records.append(untriaged_record(mutant))
+            continue
+        if mutant.needs and not scratch.defines(mutant.needs):
+            records.append(not_built_record(mutant))
             continue
         spent = time.monotonic() - started
         # --in-tree: once a C++ mutant ran, the restored checkout is rebuilt at the end, about

@@ -9,12 +9,12 @@ from torchplace.schema import EXIT_ENV
 
 EQUIVALENTS = Path(__file__).with_name("equivalents")
 # Each mutant's verdict at the last measurement (--write-ledger): killed, untriaged (survived, not
-# yet killed by a test nor shown equivalent) or unrun (not reached). A sampled survivor fails the
-# run when the ledger says killed (a hole opened) or does not know it (new or changed code); one
-# it records as untriaged or unrun is a known, unmeasured hole: listed and counted as survived in
-# the kill ratio, not a failure. A sample does not run untriaged ones (they would cost time only).
+# yet killed by a test nor shown equivalent), unrun (not reached) or not_built (see generated.py).
+# A sampled survivor fails the run when the ledger says killed (a hole opened) or does not know it
+# (new or changed code); one it records as untriaged or unrun is a known, unmeasured hole: listed
+# and counted as survived in the kill ratio, not a failure. A sample does not run untriaged ones.
 LEDGER = Path(__file__).with_name("ledger")
-LEDGER_STATES = ("killed", "untriaged", "unrun")
+LEDGER_STATES = ("killed", "untriaged", "unrun", "not_built")
 
 
 def load_equivalents(path: Path = EQUIVALENTS) -> dict:
@@ -43,9 +43,12 @@ def load_ledger(path: Path = LEDGER) -> Dict[str, str]:
 def write_ledger(path: Path, records: list, ledger: Dict[str, str], mutants: list) -> None:
     """Every mutant but the equivalents, with this run's verdict where it ran one."""
     now = {
-        r["id"]: {"killed": "killed", "timeout": "killed", "build_failure": "unrun"}.get(
-            r["status"], "untriaged"
-        )
+        r["id"]: {
+            "killed": "killed",
+            "timeout": "killed",
+            "build_failure": "unrun",
+            "not_built": "not_built",
+        }.get(r["status"], "untriaged")
         for r in records
     }
     equivalents = load_equivalents()
@@ -57,9 +60,10 @@ def write_ledger(path: Path, records: list, ledger: Dict[str, str], mutants: lis
 
 
 HEADER_LEDGER = (
-    "# Every generated mutant's verdict at its last measurement (generated.py --write-ledger;\n"
-    "# see LEDGER there): killed, untriaged (survived; not yet killed by a test or shown\n"
-    "# equivalent) or unrun (not reached). Equivalents are not listed. Written by the tool."
+    "# Every generated mutant's verdict at its last measurement (ledger.py --write-ledger):\n"
+    "# killed, untriaged (survived; not yet killed by a test or shown equivalent), unrun (not\n"
+    "# reached) or not_built (in `#if NAME` code this build does not compile, e.g. CUDA-only).\n"
+    "# Equivalents are not listed. Written by the tool."
 )
 
 

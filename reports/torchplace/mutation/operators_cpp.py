@@ -15,7 +15,9 @@ The operators (name: what it does):
   delete_stmt    a whole one-line statement removed (not a declaration-looking or return line)
   return_value   `return X;` -> `return {};` (value-initialised: false, 0, empty, nullopt)
 Comments, string and character literals and preprocessor lines are never mutated. A mutant that
-does not compile proves nothing and is recorded as a build failure, never as killed.
+does not compile proves nothing and is recorded as a build failure, never as killed. A mutant in
+the first branch of `#if NAME` / `#ifdef NAME` carries `needs = NAME`: a build where NAME is off
+(TORCHPLACE_WITH_CUDA without CUDA) does not compile that line, so it cannot judge the mutant.
 """
 import hashlib
 import re
@@ -33,6 +35,7 @@ class Mutant:
     old: str  # the whole original line
     new: str  # the whole mutated line ("" for a deleted statement: the line is emptied)
     site: str = ""  # [enclosing function:]hash of the line's text: stamp() sets it
+    needs: str = ""  # the macro of an enclosing `#if NAME` branch: compiled only where NAME is on
 
     @property
     def id(self) -> str:
@@ -217,13 +220,39 @@ def _line_mutants(
     return mutants
 
 
+CONDITIONAL = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+IDENTIFIER = re.compile(r"^\w+$")
+
+
+def needed_macros(lines: List[str]) -> List[str]:
+    """Per line, the macro of the innermost enclosing `#if NAME` or `#ifdef NAME` first branch,
+    or "" (any other condition, an #else or #elif branch, or none)."""
+    stack: List[str] = []
+    needs = []
+    for line in lines:
+        match = CONDITIONAL.match(line)
+        if match:
+            kind, condition = match.group(1), match.group(2).split("//")[0].strip()
+            named = kind in ("if", "ifdef") and IDENTIFIER.match(condition)
+            if kind in ("if", "ifdef", "ifndef"):
+                stack.append(condition if named else "")
+            elif kind in ("elif", "else"):
+                stack[-1:] = [""]
+            else:
+                stack[-1:] = []
+        needs.append(next((name for name in reversed(stack) if name), ""))
+    return needs
+
+
 def mutants_of(path: str, text: str) -> list:
     """Every mutant of one C++ file, in line order, ids stable for an unchanged file."""
     lines, masked = text.split("\n"), code_mask(text)
+    needs = needed_macros(lines)
     mutants: List[Mutant] = []
     previous_code = ""
     for number, (line, mask) in enumerate(zip(lines, masked), start=1):
-        mutants += _line_mutants(path, number, line, mask, previous_code)
+        found = _line_mutants(path, number, line, mask, previous_code)
+        mutants += [replace(m, needs=needs[number - 1]) for m in found]
         if mask.strip() and not mask.lstrip().startswith("#"):
             previous_code = mask.strip()
     return stamp(mutants, lines, lambda number: "")

@@ -80,6 +80,15 @@ class Scratch:
             return False, f"build timed out after {timeout_s:.0f} s"
         return done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
+    def defines(self, macro: str) -> bool:
+        """Whether the kill-set binary is compiled with `macro` on (-DNAME=1 or -DNAME in its
+        flags.make): a mutant in `#if NAME` code is judged only then."""
+        flags = self.build_dir / "harness" / "CMakeFiles" / f"{scope.CPP_BINARY}.dir" / "flags.make"
+        if not flags.is_file():
+            raise CannotJudge(EXIT_ENV, f"{flags}: not found, cannot tell whether {macro} is on")
+        words = flags.read_text().split()
+        return any(w in (f"-D{macro}", f"-D{macro}=1") for w in words)
+
     def gtest(self, pattern: str) -> Tuple[str, str]:
         """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test)."""
         report = Path(tempfile.gettempdir()) / f"torchplace-generated-{os.getpid()}.json"
