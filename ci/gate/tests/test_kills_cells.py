@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Tests that kill generated mutants of the behaviour gate's judgement of one cell (what a run's
+cell did against its committed entry) and of the refresh, which survived every other test
+(torchplace.mutation.generated; ci/mutation/README.md "Generated mutants"). Each names the
+mutant it was seen to kill. Input files are made here and say that they are synthetic."""
+import json
+import os
+import tempfile
+import unittest
+
+from behaviour_fixtures import cell
+from gate_inputs import Gate, FIX_CPU, BROKEN_CPU, expectations, passing, results, write_in
+from torchplace.gate import behaviour, report
+
+BAD_ALLOC = "std::bad_alloc (synthetic message)"
+
+
+def threw(cell_id, error_class=None):
+    """A cell whose body threw something that is not a c10::Error (the harness fails it)."""
+    one = cell(cell_id, error_class, None, "fail", "threw (synthetic)")
+    one["observed"] = {"outcome": "exception", "error_class": None, "message": BAD_ALLOC}
+    return one
+
+
+def judged(run_cells, committed_cells):
+    """The behaviour section of a run of run_cells against committed_cells' expectations."""
+    with tempfile.TemporaryDirectory() as folder:
+        committed = write_in(folder, "expectations.json", expectations(committed_cells))
+        write_in(folder, "results.json", results(run_cells))
+        return behaviour.compare(os.path.join(folder, "results.json"), committed)
+
+
+class NonC10Exception(unittest.TestCase):
+    def test_a_cell_that_threw_is_named_an_exception_whatever_it_expected(self):
+        # kills reports/torchplace/gate/behaviour.py:_observation_problem:c2cfe3:delete_stmt:0
+        # and :bc0f62:delete_stmt:0 (a throw reported as harness_fail, or as error_class_changed
+        # for a cell that expects an error: the throw and its message were hidden)
+        for cell_id, error_class in ((FIX_CPU, None), (BROKEN_CPU, "DeviceMismatch")):
+            with self.subTest(cell=cell_id):
+                committed = passing(cell_id, error_class)
+                section = judged([threw(cell_id, error_class)], [committed])
+                self.assertTrue(behaviour.regressed(section))
+                (found,) = section["regressions"]
+                self.assertEqual(found["kind"], "exception")
+                self.assertIn(BAD_ALLOC, found["detail"])
+                self.assertEqual(found["observed"]["outcome"], "exception")
+
+
+class UnknownStatus(unittest.TestCase):
+    # The harness's record starts with an empty status and gets "pass", "fail" or "skip" when
+    # its test ends (harness/internal/gtest_main.cpp): "" is a cell that never finished.
+    def unfinished(self, status):
+        one = passing(FIX_CPU)
+        one.update(status=status, category="failed", reason="synthetic: never finished")
+        return one
+
+    def test_a_cell_with_a_status_outside_the_closed_set_is_a_regression(self):
+        # kills reports/torchplace/gate/behaviour.py:_check_cell:7e4769:delete_stmt:0 (a cell
+        # that never finished, its observation unchanged, passed the gate)
+        for status in ("", "timeout"):
+            with self.subTest(status=status):
+                section = judged([self.unfinished(status)], [passing(FIX_CPU)])
+                (found,) = section["regressions"]
+                self.assertEqual(found["kind"], "unknown_status")
+                self.assertIn(repr(status), found["detail"])
+                self.assertIn("synthetic: never finished", found["detail"])
+
+    def test_the_gate_exits_2_on_it(self):
+        # the same mutant, seen from the command: exit 0 (PASS) instead of 2
+        gate = Gate()
+        code = gate.run(results([self.unfinished("")]), expectations([passing(FIX_CPU)]))
+        self.assertEqual(code, report.EXIT_BEHAVIOUR, gate.output)
+        self.assertEqual(gate.kinds(), ["unknown_status"])
+
+
+class RefreshOverABrokenFile(unittest.TestCase):
+    # Entries an expectations file should not hold; a refresh must replace them, not crash on
+    # them (the refresh is how such a file gets mended).
+    BROKEN = {
+        "synthetic": "hand-made broken expectations (test_kills_cells.py)",
+        "cells": {
+            "a/device=cpu": ["not", "an", "object"],
+            "b/device=cpu": "needs_cuda",
+            "c/device=cpu": {"outcome": "success", "skip_codes": None},
+            "d/device=cpu": {"outcome": "success", "skip_codes": ["needs_cuda", "bogus"]},
+        },
+    }
+
+    def test_the_codes_kept_are_those_of_well_formed_entries_only(self):
+        # kills reports/torchplace/gate/behaviour.py:_committed_codes:d3471c:logic_swap:0 (an
+        # AttributeError on an entry that is not an object, a TypeError on skip_codes null)
+        with tempfile.TemporaryDirectory() as folder:
+            path = write_in(folder, "old.json", self.BROKEN)
+            self.assertEqual(behaviour._committed_codes(path), {"d/device=cpu": ["needs_cuda"]})
+
+    def test_the_refresh_command_mends_the_file_and_exits_0(self):
+        # the same mutant, seen from the command: exit 3 (tool error), the file left broken
+        gate = Gate()
+        run_dir = os.path.join(gate.root, "run")
+        write_in(run_dir, "results.json", results([passing(FIX_CPU)]))
+        old = write_in(gate.root, "expectations.json", self.BROKEN)
+        code = gate.command(["--refresh-expectations", run_dir, "--expectations", old])
+        self.assertEqual(code, report.EXIT_PASS, gate.output)
+        with open(old, encoding="utf-8") as handle:
+            self.assertEqual(list(json.load(handle)["cells"]), [FIX_CPU])
+
+
+if __name__ == "__main__":
+    unittest.main()
