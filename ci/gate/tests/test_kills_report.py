@@ -69,5 +69,69 @@ class SyntheticBehaviourSummary(unittest.TestCase):
         self.assertTrue([line for line in lines if line.startswith(f"| `{FIX_CPU}` |")], lines)
 
 
+def speed_row(name, outcome):  # a synthetic benchmark row, not a measurement
+    return {
+        "name": name,
+        "outcome": outcome,
+        "informational": False,
+        "ratio": 1.2,
+        "median_baseline_s": 1e-3,
+        "median_candidate_s": 1.2e-3,
+        "p_adjusted": 0.2,
+        "reps_baseline": 5,
+        "reps_candidate": 5,
+        "note": "synthetic",
+    }
+
+
+class Tables(unittest.TestCase):
+    # GitHub's Markdown (GFM) continues a table on every following line until a blank line or
+    # another block: a line of text right after the rows would render as one more row.
+    BEHAVIOUR = {
+        "results": "synthetic/results.json",
+        "expectations": "synthetic/expectations.json",
+        "compared": 1,
+        "categories": {"failed": 1},
+        "regressions": [
+            {
+                "id": FIX_CPU,
+                "kind": "harness_fail",
+                "expected": {"outcome": "success", "error_class": None},
+                "observed": {"outcome": "success", "error_class": None, "category": "failed"},
+                "detail": "synthetic: loss did not fall",
+            }
+        ],
+        "skipped": [{"id": "synthetic/device=cuda:0", "reason": "synthetic: no GPU"}],
+        "new": [],
+    }
+    SPEED = {
+        "candidate": "synthetic-candidate.json",
+        "baseline": "synthetic-baseline.json",
+        "alpha": 0.05,
+        "policy": "synthetic-policy.json",
+        "benchmarks": [speed_row("BM_a", "SAME"), speed_row("BM_b", "AMBIGUOUS")],
+        "skipped": [],
+        "new": [],
+        "notes": ["synthetic note"],
+    }
+
+    def test_every_table_ends_at_a_blank_line(self):
+        # kills reports/torchplace/gate/report.py:_behaviour_lines:799c68:delete_stmt:0 and
+        # _speed_lines:799c68:delete_stmt:0 (the next line ran on as a row of the table)
+        verdict = {
+            "exit_code": report.EXIT_BEHAVIOUR,
+            "problems": [],
+            "behaviour": self.BEHAVIOUR,
+            "speed": self.SPEED,
+        }
+        lines = report.markdown(verdict).splitlines()
+        rows = [index for index, line in enumerate(lines) if line.startswith("|")]
+        self.assertEqual(len(rows), 2 + 1 + 2 + 2, lines)  # header, rule and rows of each
+        ends = [index for index in rows if index + 1 not in rows]
+        self.assertEqual(len(ends), 2, lines)
+        for end in ends:
+            self.assertEqual(lines[end + 1 : end + 2], [""], lines[end - 2 : end + 3])
+
+
 if __name__ == "__main__":
     unittest.main()
