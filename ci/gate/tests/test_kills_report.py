@@ -133,5 +133,24 @@ class Tables(unittest.TestCase):
             self.assertEqual(lines[end + 1 : end + 2], [""], lines[end - 2 : end + 3])
 
 
+class Columns(unittest.TestCase):
+    def test_a_long_detail_keeps_its_first_200_characters_in_one_cell(self):
+        # kills reports/torchplace/gate/report.py:_behaviour_lines:d1148f:const_minus:0 (199)
+        detail = "synthetic | detail\n" + "x" * 300
+        section = dict(Tables.BEHAVIOUR, skipped=[])
+        section["regressions"] = [dict(section["regressions"][0], detail=detail)]
+        (row,) = [line for line in report._behaviour_lines(section) if FIX_CPU in line]
+        shown = row.split(" | ")[-1][: -len(" |")]
+        self.assertEqual(shown, detail.replace("|", "\\|").replace("\n", " ")[:200])
+        self.assertEqual(len(shown), 200)
+
+    def test_a_time_on_a_unit_boundary_reads_in_that_unit(self):
+        # kills reports/torchplace/gate/report.py:_duration:4b372b:rel_flip:0 (1 ms read
+        # "1e+03 us", 1 s "1e+03 ms")
+        self.assertEqual(report._duration(1.0), "1 s")
+        self.assertEqual(report._duration(1e-3), "1 ms")
+        self.assertEqual(report._duration(1e-6), "1 us")
+
+
 if __name__ == "__main__":
     unittest.main()
