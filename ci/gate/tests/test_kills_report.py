@@ -102,7 +102,8 @@ class Tables(unittest.TestCase):
             }
         ],
         "skipped": [{"id": "synthetic/device=cuda:0", "reason": "synthetic: no GPU"}],
-        "new": [],
+        "new": [{"id": "synthetic/device=sim:0", "expected": {"outcome": "success"}}],
+        "transfers_below_budget": [{"id": FIX_CPU, "detail": "synthetic: 2 -> 1"}],
     }
     SPEED = {
         "candidate": "synthetic-candidate.json",
@@ -116,7 +117,8 @@ class Tables(unittest.TestCase):
     }
 
     def test_every_table_ends_at_a_blank_line(self):
-        # kills reports/torchplace/gate/report.py:_behaviour_lines:799c68:delete_stmt:0 and
+        # kills reports/torchplace/gate/report.py:_behaviour_lines:799c68:delete_stmt:0, its
+        # 7ef4fa:delete_stmt:0 (no header: the rows were no table) and
         # _speed_lines:799c68:delete_stmt:0 (the next line ran on as a row of the table)
         verdict = {
             "exit_code": report.EXIT_BEHAVIOUR,
@@ -132,12 +134,28 @@ class Tables(unittest.TestCase):
         for end in ends:
             self.assertEqual(lines[end + 1 : end + 2], [""], lines[end - 2 : end + 3])
 
+    def test_every_folded_list_closes_before_the_next_one(self):
+        # kills reports/torchplace/gate/report.py:_behaviour_lines:e0e05a:delete_stmt:0 (the
+        # first list never closed: the rest of the summary folded into it)
+        verdict = {"exit_code": report.EXIT_BEHAVIOUR, "problems": [], "behaviour": self.BEHAVIOUR}
+        verdict["speed"] = self.SPEED
+        lines = report.markdown(verdict).splitlines()
+        opened = [line for line in lines if line.startswith("<details>")]
+        self.assertEqual(len(opened), 3, lines)  # new, skipped, transfers below budget
+        depth = 0
+        for line in lines:
+            depth += line.startswith("<details>") - (line == "</details>")
+            self.assertIn(depth, (0, 1), lines)
+            if line.startswith("#"):
+                self.assertEqual(depth, 0, f"{line!r} inside a folded list")
+        self.assertEqual(depth, 0)
+
 
 class Columns(unittest.TestCase):
     def test_a_long_detail_keeps_its_first_200_characters_in_one_cell(self):
         # kills reports/torchplace/gate/report.py:_behaviour_lines:d1148f:const_minus:0 (199)
         detail = "synthetic | detail\n" + "x" * 300
-        section = dict(Tables.BEHAVIOUR, skipped=[])
+        section = dict(Tables.BEHAVIOUR, skipped=[], new=[], transfers_below_budget=[])
         section["regressions"] = [dict(section["regressions"][0], detail=detail)]
         (row,) = [line for line in report._behaviour_lines(section) if FIX_CPU in line]
         shown = row.split(" | ")[-1][: -len(" |")]
