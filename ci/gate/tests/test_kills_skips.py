@@ -73,6 +73,23 @@ class SkipWithoutCode(unittest.TestCase):
         self.assertIn("no skip_code", found["detail"])
 
 
+class SkipWithoutReason(unittest.TestCase):
+    def test_a_true_code_without_a_stated_reason_is_refused(self):
+        # kills reports/torchplace/gate/skips.py:skip_problem:295b07:delete_stmt:0 (and its
+        # delete_branch:0, :b56ebb:delete_stmt:0): a skip that says nothing was accepted
+        for reason in ("", " \n"):
+            with self.subTest(reason=reason):
+                gate = Gate()
+                run = results(
+                    [passing(FIX_CPU), skipping(FIX_CUDA, "no_cuda_build", reason=reason)]
+                )
+                code = gate.run(run, expectations([passing(FIX_CPU), passing(FIX_CUDA)]))
+                self.assertEqual(code, report.EXIT_BEHAVIOUR, gate.output)
+                (found,) = gate.verdict["behaviour"]["regressions"]
+                self.assertEqual((found["id"], found["kind"]), (FIX_CUDA, "unexplained_skip"))
+                self.assertIn("without a stated reason", found["detail"])
+
+
 class AcceptedSkip(unittest.TestCase):
     def test_a_gpu_cell_skipped_on_a_host_without_cuda_passes(self):
         gate = Gate()
