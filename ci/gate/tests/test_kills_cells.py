@@ -105,5 +105,40 @@ class RefreshOverABrokenFile(unittest.TestCase):
             self.assertEqual(list(json.load(handle)["cells"]), [FIX_CPU])
 
 
+class TransferBudgetKeys(unittest.TestCase):
+    # harness/transfer_metrics.h: transfer.<phase>.{h2d,d2h,d2d}.<what>, transfer.<phase>.sync.<op>
+    def committed(self, transfers):
+        entry = dict(behaviour._expected(passing(FIX_CPU)), transfers=transfers)
+        doc = dict(expectations([passing(FIX_CPU)]), cells={FIX_CPU: entry})
+        with tempfile.TemporaryDirectory() as folder:
+            return behaviour.load_expectations(write_in(folder, "expectations.json", doc))
+
+    def test_a_key_that_is_not_transfer_phase_kind_what_is_refused(self):
+        # kills reports/torchplace/gate/behaviour.py:_check_transfers:1042e7:logic_swap:0 and
+        # :1042e7:const_minus:0 (a budget key the run can never record was accepted: its cell
+        # then failed as transfers_unrecorded, or never matched)
+        for key in ("transfer.step.h2d", "transfer.step", "counts.step.h2d.copies"):
+            with self.subTest(key=key):
+                with self.assertRaises(behaviour.InputError) as raised:
+                    self.committed({key: 1})
+                self.assertIn(
+                    f"transfers key {key!r} is not transfer.<phase>.", str(raised.exception)
+                )
+        budget = {"transfer.step.h2d.copies": 1, "transfer.step.sync.nonzero": 0}
+        self.assertEqual(self.committed(budget)[FIX_CPU]["transfers"], budget)
+
+    def test_what_is_the_rest_of_the_name(self):
+        # kills reports/torchplace/gate/behaviour.py:describe_transfer:d3ffe6:const_plus:0 (a
+        # ValueError, exit 3, on an operator name with a dot)
+        self.assertEqual(
+            behaviour.describe_transfer("transfer.step.sync.aten.nonzero"),
+            "step: synchronisations by aten.nonzero",
+        )
+        self.assertEqual(
+            behaviour.describe_transfer("transfer.step.h2d.non_blocking"),
+            "step: host-to-device non-blocking",
+        )
+
+
 if __name__ == "__main__":
     unittest.main()
