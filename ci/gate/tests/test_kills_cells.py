@@ -9,7 +9,8 @@ import tempfile
 import unittest
 
 from behaviour_fixtures import cell
-from gate_inputs import Gate, FIX_CPU, BROKEN_CPU, expectations, passing, results, write_in
+from gate_inputs import Gate, CPU_HOST, FIX_CPU, BROKEN_CPU, expectations, passing, results
+from gate_inputs import write_in
 from torchplace.gate import behaviour, report
 
 BAD_ALLOC = "std::bad_alloc (synthetic message)"
@@ -71,6 +72,91 @@ class UnknownStatus(unittest.TestCase):
         code = gate.run(results([self.unfinished("")]), expectations([passing(FIX_CPU)]))
         self.assertEqual(code, report.EXIT_BEHAVIOUR, gate.output)
         self.assertEqual(gate.kinds(), ["unknown_status"])
+
+
+def ran(cell_id, expected, seen=None, status="pass", **fields):
+    """A cell that ran: expected and observed error classes (None: success); a failed status
+    makes it "failed"; fields override the rest (category, reason, observed...)."""
+    one = cell(cell_id, expected, seen, status, fields.pop("reason", "synthetic reason"))
+    one.update(fields)
+    return one
+
+
+class EveryVerdictOfACell(unittest.TestCase):
+    """Each rule of the behaviour gate's docstring, one cell against its committed entry: the
+    kind it names, and what the text must hold for a reader to act on it."""
+
+    def test_each_case_gets_its_kind_and_says_why(self):
+        error = behaviour._expected(passing(BROKEN_CPU, "DeviceMismatch"))
+        success = behaviour._expected(passing(FIX_CPU))
+        skip = {"outcome": "skip", "error_class": None, "category": "skipped"}
+        ran_anyway = ran(FIX_CPU, None, category="passed")
+        ran_anyway["expected"] = dict(skip, note="")
+        cases = (  # (committed, cell, kind or None, what the text holds)
+            (error, passing(BROKEN_CPU, "DeviceMismatch"), None, ""),
+            (success, passing(FIX_CPU), None, ""),
+            (
+                error,
+                ran(BROKEN_CPU, "DeviceMismatch", None, "fail"),
+                "stopped_raising",
+                "expected DeviceMismatch, the cell now succeeds",
+            ),
+            (
+                success,
+                ran(
+                    FIX_CPU,
+                    None,
+                    "DeviceMismatch",
+                    "fail",
+                    observed=dict(
+                        outcome="error", error_class="DeviceMismatch", message="synthetic mismatch"
+                    ),
+                ),
+                "started_failing",
+                "now raises DeviceMismatch: synthetic mismatch",
+            ),
+            (
+                error,
+                ran(BROKEN_CPU, "DeviceMismatch", "BackendUnavailable", "fail"),
+                "error_class_changed",
+                "raises BackendUnavailable instead of DeviceMismatch",
+            ),
+            (
+                success,
+                ran(FIX_CPU, None, None, "fail", reason="synthetic: loss did not fall"),
+                "harness_fail",
+                "synthetic: loss did not fall",
+            ),
+            (
+                success,
+                ran(FIX_CPU, None, category="race_not_shown", notes=["synthetic note"]),
+                "race_not_shown",
+                "synthetic note",
+            ),
+            (skip, ran_anyway, "outcome_changed", "committed as skipped, the cell ran (success)"),
+            (
+                dict(success, category="race_shown"),
+                passing(FIX_CPU),
+                "expectation_changed",
+                "refresh",
+            ),
+            (
+                None,
+                ran(FIX_CPU, None, None, "fail", reason="synthetic: new and failing"),
+                "new_cell_failed",
+                "synthetic: new and failing",
+            ),
+            (None, ran(FIX_CPU, None, category="race_not_shown"), "race_not_shown", "race"),
+            (None, passing(FIX_CPU), None, ""),
+        )
+        for committed, one, kind, says in cases:
+            with self.subTest(kind=kind, committed=committed):
+                found = behaviour._check_cell(committed, one, CPU_HOST)
+                if kind is None:
+                    self.assertIsNone(found)
+                else:
+                    self.assertEqual(found[0], kind, found)
+                    self.assertIn(says, found[1])
 
 
 class RefreshOverABrokenFile(unittest.TestCase):
