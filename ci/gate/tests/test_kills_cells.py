@@ -89,8 +89,7 @@ class EveryVerdictOfACell(unittest.TestCase):
     def test_each_case_gets_its_kind_and_says_why(self):
         # kills reports/torchplace/gate/behaviour.py:_check_cell:4ce1aa:delete_branch:0 (a skip
         # judged as if it ran), :ebf12d:*, :1592fc:delete_stmt:0, :96eb9d:delete_stmt:0 and
-        # :a4c8ee:delete_stmt:0 when run alone; with the rest of the gate's tests, every
-        # _observation_problem and _check_cell mutant but the untriaged ones it was written for
+        # :a4c8ee:delete_stmt:0
         error = behaviour._expected(passing(BROKEN_CPU, "DeviceMismatch"))
         success = behaviour._expected(passing(FIX_CPU))
         skip = {"outcome": "skip", "error_class": None, "category": "skipped"}
@@ -218,6 +217,19 @@ class TransferBudgetKeys(unittest.TestCase):
                 )
         budget = {"transfer.step.h2d.copies": 1, "transfer.step.sync.nonzero": 0}
         self.assertEqual(self.committed(budget)[FIX_CPU]["transfers"], budget)
+
+    def test_a_count_its_budget_lacks_grew_only_when_above_zero(self):
+        # kills reports/torchplace/gate/behaviour.py:_transfer_problem:59be46:const_minus:0 (a
+        # new count of 0, a synchronisation the step never made, failed the cell as grown)
+        budget = {"transfer.step.h2d.copies": 1}
+        for extra, kind in ((0, None), (1, "transfers_grew")):
+            one = passing(FIX_CPU)
+            one["metrics"] = {"transfer.step.h2d.copies": 1, "transfer.step.sync.nonzero": extra}
+            committed = dict(behaviour._expected(one), transfers=budget)
+            with self.subTest(extra=extra):
+                found = behaviour._check_cell(committed, one, CPU_HOST)
+                self.assertEqual(found and found[0], kind, found)
+        self.assertIn("step: synchronisations by nonzero 0 -> 1", found[1])
 
     def test_what_is_the_rest_of_the_name(self):
         # kills reports/torchplace/gate/behaviour.py:describe_transfer:d3ffe6:const_plus:0 (a
