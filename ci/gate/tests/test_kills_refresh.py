@@ -53,5 +53,31 @@ class OneEntryPerKind(unittest.TestCase):
         self.assertIn(f"its kind {FIX_CUDA} expects", str(raised.exception))
 
 
+class TransferBudgets(unittest.TestCase):
+    def test_only_cells_that_counted_transfers_get_a_budget(self):
+        # kills reports/torchplace/gate/behaviour.py:_transfer_budgets:d3871f:logic_swap:0 (an
+        # empty budget written for every passing cell)
+        counting = passing(FIX_CUDA)
+        counting["metrics"] = {"transfer.step.h2d.copies": 2, "transfer.step.sync.nonzero": 0}
+        cells = refreshed([counting, passing(FIX_CPU)])
+        self.assertEqual(cells[FIX_CUDA]["transfers"], counting["metrics"])
+        self.assertNotIn("transfers", cells[FIX_CPU])
+
+
+class TransfersBelowBudget(unittest.TestCase):
+    def test_only_counts_below_their_budget_are_listed(self):
+        # kills reports/torchplace/gate/behaviour.py:_transfers_below:97d575:rel_flip:0 (a count
+        # at its budget listed as a gain) and :b3077e:eq_flip:0
+        budget = {"transfer.step.h2d.copies": 2, "transfer.step.d2h.copies": 1}
+        one = passing(FIX_CPU)
+        one["metrics"] = {"transfer.step.h2d.copies": 1, "transfer.step.d2h.copies": 1}
+        committed = dict(behaviour._expected(one), transfers=budget)
+        self.assertEqual(
+            behaviour._transfers_below(committed, one), ["step: host-to-device copies 2 -> 1"]
+        )
+        failed = dict(one, status="fail", category="failed")
+        self.assertEqual(behaviour._transfers_below(committed, failed), [])
+
+
 if __name__ == "__main__":
     unittest.main()
