@@ -57,10 +57,12 @@ class TransferBudgets(unittest.TestCase):
     def test_only_cells_that_counted_transfers_get_a_budget(self):
         # kills reports/torchplace/gate/behaviour.py:_transfer_budgets:d3871f:logic_swap:0 (an
         # empty budget written for every passing cell)
+        # and :transfers_of:73ecb8:logic_swap:0 (the cell's other metrics counted as transfers)
+        counts = {"transfer.step.h2d.copies": 2, "transfer.step.sync.nonzero": 0}
         counting = passing(FIX_CUDA)
-        counting["metrics"] = {"transfer.step.h2d.copies": 2, "transfer.step.sync.nonzero": 0}
+        counting["metrics"] = dict(counts, loss_first=2.5, steps=3)  # synthetic values
         cells = refreshed([counting, passing(FIX_CPU)])
-        self.assertEqual(cells[FIX_CUDA]["transfers"], counting["metrics"])
+        self.assertEqual(cells[FIX_CUDA]["transfers"], counts)
         self.assertNotIn("transfers", cells[FIX_CPU])
 
 
