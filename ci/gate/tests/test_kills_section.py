@@ -98,5 +98,19 @@ class NothingCompared(unittest.TestCase):
         self.assertIn("(1 skipped, 1 new)", str(raised.exception))
 
 
+class CellTwice(unittest.TestCase):
+    def test_a_run_that_lists_a_cell_twice_cannot_be_judged(self):
+        # kills reports/torchplace/gate/behaviour.py:_cells_by_id:c6677b:delete_stmt:0 (and its
+        # delete_branch:0, :b724ae:delete_stmt:0): the second record silently replaced the
+        # first, so a failing run of the cell could hide behind a passing one
+        failed = passing(FIX_CPU)
+        failed.update(status="fail", category="failed", reason="synthetic: loss did not fall")
+        for twice in ([failed, passing(FIX_CPU)], [passing(FIX_CPU), failed]):
+            with self.subTest(first=twice[0]["status"]):
+                with self.assertRaises(behaviour.InputError) as raised:
+                    judged(twice, [passing(FIX_CPU)])
+                self.assertIn(f"cell {FIX_CPU!r} appears twice", str(raised.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
