@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests that kill generated mutants of the behaviour gate's section (what a run adds up to:
-cells compared, skipped, new, vanished, the outcome categories it rests on) which survived every
+cells compared, skipped, new, vanished, the outcome categories it rests on; the committed file it
+reads) which survived every
 other test (torchplace.mutation.generated; ci/mutation/README.md "Generated mutants"). Each names
 the mutant it was seen to kill. Input files are made here and say that they are synthetic."""
 import os
@@ -110,6 +111,19 @@ class CellTwice(unittest.TestCase):
                 with self.assertRaises(behaviour.InputError) as raised:
                     judged(twice, [passing(FIX_CPU)])
                 self.assertIn(f"cell {FIX_CPU!r} appears twice", str(raised.exception))
+
+
+class UnknownCommittedCategory(unittest.TestCase):
+    def test_a_category_outside_the_closed_set_is_named_unknown(self):
+        # kills reports/torchplace/gate/behaviour.py:_check_entry:450fc0:delete_stmt:0 (an
+        # unknown category reported as one that contradicts the outcome, the closed set unsaid)
+        doc = expectations([passing(FIX_CPU)])
+        doc["cells"][FIX_CPU]["category"] = "proved"  # synthetic: no such category
+        with tempfile.TemporaryDirectory() as folder:
+            path = write_in(folder, "expectations.json", doc)
+            with self.assertRaises(behaviour.InputError) as raised:
+                behaviour.load_expectations(path)
+        self.assertIn("unknown outcome category 'proved' (known: passed, ", str(raised.exception))
 
 
 if __name__ == "__main__":
