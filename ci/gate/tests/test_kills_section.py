@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Tests that kill generated mutants of the behaviour gate's section (what a run adds up to:
-cells compared, skipped, new, vanished, the outcome categories it rests on; the committed file it
-reads) which survived every
-other test (torchplace.mutation.generated; ci/mutation/README.md "Generated mutants"). Each names
-the mutant it was seen to kill. Input files are made here and say that they are synthetic."""
+cells compared, skipped, new, vanished, the outcome categories it rests on) and of the committed
+file it reads, which survived every other test (torchplace.mutation.generated;
+ci/mutation/README.md "Generated mutants"). Each names the mutant it was seen to kill. Input files
+are made here and say that they are synthetic."""
 import os
 import tempfile
 import unittest
