@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Tests that kill generated mutants of the behaviour gate's skip rules (skips.py: the closed set
+of skip codes, each true only where the run and the cell's device make it so) which survived
+every other test (torchplace.mutation.generated; ci/mutation/README.md "Generated mutants"). Each
+names the mutant it was seen to kill. Input files are made here and say that they are synthetic."""
+import itertools
+import unittest
+
+from gate_inputs import Gate, CPU_HOST, FIX_CPU, FIX_CUDA, expectations, passing, results, skipping
+from torchplace.gate import report, skips
+
+DEVICES = ("cpu", "sim:0", "cuda:0", "cuda:1", "cuda:2", "cuda:0+cuda:1")
+HOSTS = ((False, 0), (True, 0), (True, 1), (True, 2))  # (built_with_cuda, device_count)
+GLOO = ({}, {"c10d_gloo": True}, {"c10d_gloo": False})  # what the fingerprint says of c10d Gloo
+CODES = skips.DEVICE_ABSENT + skips.NEED_CODES
+
+
+def contradiction(code, device, built, count, gloo):
+    """The oracle, from the rules as skips.py's docstring states them: why the run contradicts
+    `code` on a cell on `device` (the first reason, as text the problem must hold), or None."""
+    needed = max([int(part[5:]) + 1 for part in device.split("+") if part[:5] == "cuda:"] or [0])
+    if code in skips.DEVICE_ABSENT and needed == 0:
+        return f"{device} is no CUDA device"
+    return {
+        "no_cuda_build": built and "this LibTorch is built with CUDA",
+        "no_cuda_device": (not built and "that is no_cuda_build")
+        or (count > 0 and f"the run saw {count} CUDA device(s)"),
+        "too_few_gpus": count >= needed and f"the run saw {count} CUDA device(s)",
+        "needs_cuda": count > 0 and f"the run saw {count} CUDA device(s)",
+        "needs_no_cuda": (needed > 0 and "is a CUDA cell") or (count == 0 and "has no CUDA"),
+        "not_on_sim": not device.startswith("sim") and "is not the simulated device",
+        "no_c10d_gloo": gloo.get("c10d_gloo") is not False and "does not say c10d Gloo",
+    }[code] or None
+
+
+class EveryCodeOnEveryDeviceAndHost(unittest.TestCase):
+    def test_a_skip_is_accepted_exactly_where_its_code_is_true(self):
+        # kills reports/torchplace/gate/skips.py:_untrue:25be78:const_plus:0 (a cuda:0 cell's
+        # true too_few_gpus refused) and :const_minus:0 (a CPU cell's too_few_gpus refused for
+        # another reason than the one that holds)
+        allowing = {"outcome": "success", "skip_codes": list(skips.NEED_CODES)}
+        wrong, accepted = [], 0  # one failure, not one per case
+        for device, (built, count), gloo, code in itertools.product(DEVICES, HOSTS, GLOO, CODES):
+            fingerprint = dict(gloo, cuda={"built_with_cuda": built, "device_count": count})
+            cell = {"device": device, "skip_code": code, "reason": "synthetic skip"}
+            problem = skips.skip_problem(cell, allowing, fingerprint)
+            why = contradiction(code, device, built, count, gloo)
+            accepted += why is None
+            said = f"skip_code {code!r} contradicts the run: "
+            if (
+                (problem is None) != (why is None)
+                or why
+                and not (said in problem and why in problem)
+            ):
+                wrong.append(f"{code} on {device}, {built=} {count=} {gloo}: {problem}")
+        # the first few only: a runner that reads the output at the end must not block on it
+        self.assertEqual(len(wrong), 0, "against the rules:\n" + "\n".join(wrong[:5]))
+        self.assertTrue(0 < accepted < len(DEVICES) * len(HOSTS) * len(GLOO) * len(CODES))
+
+
+class SkipWithoutCode(unittest.TestCase):
+    # A results.json from before skip codes has no skip_code field ("absent" leaves it out).
+    def test_the_problem_named_is_the_missing_code(self):
+        # kills reports/torchplace/gate/skips.py:skip_problem:2c3a8b:delete_stmt:0 (a missing
+        # code reported as the unknown code None)
+        cell = skipping(FIX_CPU, "absent", reason="synthetic: skipped by hand")
+        problem = skips.skip_problem(cell, passing(FIX_CPU)["expected"], CPU_HOST)
+        self.assertIn("skipped with no skip_code", problem)
+        self.assertIn("'synthetic: skipped by hand'", problem)
+        self.assertNotIn("None", problem)
+
+    def test_the_gate_exits_2_naming_it(self):
+        gate = Gate()
+        run = results([skipping(FIX_CPU, "absent", reason="synthetic: skipped by hand")])
+        code = gate.run(run, expectations([passing(FIX_CPU)]))
+        self.assertEqual(code, report.EXIT_BEHAVIOUR, gate.output)
+        (found,) = gate.verdict["behaviour"]["regressions"]
+        self.assertEqual(found["kind"], "unexplained_skip")
+        self.assertIn("no skip_code", found["detail"])
+
+
+class SkipWithoutReason(unittest.TestCase):
+    def test_a_true_code_without_a_stated_reason_is_refused(self):
+        # kills reports/torchplace/gate/skips.py:skip_problem:295b07:delete_stmt:0 (and its
+        # delete_branch:0, :b56ebb:delete_stmt:0): a skip that says nothing was accepted
+        for reason in ("", " \n"):
+            with self.subTest(reason=reason):
+                gate = Gate()
+                run = results(
+                    [passing(FIX_CPU), skipping(FIX_CUDA, "no_cuda_build", reason=reason)]
+                )
+                code = gate.run(run, expectations([passing(FIX_CPU), passing(FIX_CUDA)]))
+                self.assertEqual(code, report.EXIT_BEHAVIOUR, gate.output)
+                (found,) = gate.verdict["behaviour"]["regressions"]
+                self.assertEqual((found["id"], found["kind"]), (FIX_CUDA, "unexplained_skip"))
+                self.assertIn("without a stated reason", found["detail"])
+
+
+class AcceptedSkip(unittest.TestCase):
+    def test_a_gpu_cell_skipped_on_a_host_without_cuda_passes(self):
+        gate = Gate()
+        run = results([passing(FIX_CPU), skipping(FIX_CUDA, "no_cuda_build")])
+        code = gate.run(run, expectations([passing(FIX_CPU), passing(FIX_CUDA)]))
+        self.assertEqual(code, report.EXIT_PASS, gate.output)
+        self.assertEqual([row["id"] for row in gate.verdict["behaviour"]["skipped"]], [FIX_CUDA])
+
+
+class CoveredByOtherCell(unittest.TestCase):
+    CELL = {"device": "cpu", "skip_code": "covered_by_other_cell", "reason": "synthetic skip"}
+
+    def test_accepted_only_where_the_expectation_is_a_skip(self):
+        # kills reports/torchplace/gate/skips.py:skip_problem:4db274:delete_stmt:0 (a NameError:
+        # exit 3 for every such skip) and :4db274:logic_swap:0 (the code's own expectation read
+        # where the committed one decides; a TypeError for a new cell)
+        skip = {"outcome": "skip", "error_class": None, "category": "skipped"}
+        success = {"outcome": "success", "error_class": None, "category": "passed"}
+        for committed, own, accepted, whose in (
+            (skip, success, True, None),
+            (success, skip, False, "committed"),
+            (None, skip, True, None),
+            (None, success, False, "code's"),
+        ):
+            with self.subTest(committed=committed, own=own):
+                cell = dict(self.CELL, expected=own)
+                problem = skips.skip_problem(cell, committed, CPU_HOST)
+                if accepted:
+                    self.assertIsNone(problem)
+                else:
+                    self.assertIn(f"the {whose} expectation is 'success', not a skip", problem)
+
+
+class NeedCodeNotListed(unittest.TestCase):
+    def test_a_need_code_its_entry_does_not_list_is_refused_naming_what_it_allows(self):
+        # kills reports/torchplace/gate/skips.py:skip_problem:96ac5a:delete_stmt:0 (a NameError:
+        # exit 3 instead of the regression)
+        cell = {"device": "cpu", "skip_code": "needs_cuda", "reason": "synthetic: needs CUDA"}
+        listed = {"outcome": "success", "skip_codes": ["needs_no_cuda"]}
+        for committed, says in (
+            (listed, "its committed entry allows ['needs_no_cuda']"),
+            ({"outcome": "success"}, "its committed entry allows no need code"),
+            (None, "a new cell has no committed entry and allows no need code"),
+        ):
+            with self.subTest(committed=committed):
+                problem = skips.skip_problem(cell, committed, CPU_HOST)
+                self.assertIn(f"skip_code 'needs_cuda' on cpu: {says}", problem)
+                self.assertIn("synthetic: needs CUDA", problem)
+        self.assertIsNone(skips.skip_problem(cell, {"skip_codes": ["needs_cuda"]}, CPU_HOST))
+
+
+if __name__ == "__main__":
+    unittest.main()
