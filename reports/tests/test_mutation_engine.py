@@ -8,6 +8,8 @@ seed alone; the shards split the set; the shards' records make the ledger. Stand
 only."""
 import ast
 import json
+import os
+import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -178,10 +180,23 @@ class InScope(unittest.TestCase):
             self.assertEqual(raised.exception.code, EXIT_USAGE)
 
 
+class TestOutput(unittest.TestCase):
+    def test_a_failing_test_that_writes_much_is_a_fail_not_a_timeout(self):
+        # 1 MiB of output, then exit 1: a pipe read only at the end blocked it into a timeout
+        writes = "import sys; sys.stdout.write('x' * (1 << 20)); sys.exit(1)"
+        test = pytests.PyTest("loud", [sys.executable, "-c", writes], dict(os.environ), ".")
+        (ended,) = pytests.run_tests([test], 1, lambda t: 20.0, False)
+        self.assertEqual(ended[1], "fail", ended[3][-200:])
+        self.assertEqual(len(ended[3]), 4000)
+
+
 class ConditionalCode(unittest.TestCase):
     """A mutant in `#if NAME` code needs NAME: a build without it cannot judge it (synthetic)."""
 
-    SOURCE = "#if WITH_X\nint f(int a) { return a < 1; }\n#else\nint g(int a) { return a < 2; }\n#endif\n"
+    SOURCE = (
+        "#if WITH_X\nint f(int a) { return a < 1; }\n#else\nint g(int a) { return a < 2; }\n"
+        "#endif\n"
+    )
 
     def test_a_mutant_in_the_first_branch_needs_its_macro(self):
         needs = {m.line: m.needs for m in operators_cpp.mutants_of("x.h", self.SOURCE)}

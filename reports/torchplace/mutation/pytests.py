@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import IO, Callable, Dict, List, Optional, Set, Tuple
 
 HOOK = "import os\nif os.environ.get('COVERAGE_PROCESS_START'):\n"
 HOOK += "    import coverage\n\n    coverage.process_startup()\n"
@@ -74,7 +74,9 @@ def tree_key(tree: Path, tests: List[PyTest]) -> str:
     return digest.hexdigest()
 
 
-def _start(test: PyTest, trace_dir: Optional[Path]) -> subprocess.Popen:
+def _start(test: PyTest, trace_dir: Optional[Path], output: IO[bytes]) -> subprocess.Popen:
+    """Starts one test; its output goes to a file (a pipe nobody reads until the end would block
+    a test that writes more than the pipe holds, about 64 KiB, into a false timeout)."""
     env = dict(test.env)
     if trace_dir is not None:
         trace_dir.mkdir(parents=True, exist_ok=True)
@@ -90,7 +92,7 @@ def _start(test: PyTest, trace_dir: Optional[Path]) -> subprocess.Popen:
         test.command,
         cwd=test.cwd,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=output,
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
@@ -134,10 +136,11 @@ def run_tests(
             test = waiting.pop(0)
             trace = trace_root / str(started) if trace_root else None
             started += 1
-            running.append((test, _start(test, trace), time.monotonic(), trace))
+            output = tempfile.TemporaryFile()
+            running.append((test, _start(test, trace, output), time.monotonic(), trace, output))
         time.sleep(0.05)
         for item in list(running):
-            test, process, began, trace = item
+            test, process, began, trace, output = item
             spent = time.monotonic() - began
             if process.poll() is None and spent <= timeout_of(test):
                 continue
@@ -146,15 +149,17 @@ def run_tests(
                 _kill(process)
                 verdict, tail = "timeout", f"past {timeout_of(test):.0f} s"
             else:
-                output = process.stdout.read().decode(errors="replace") if process.stdout else ""
+                output.seek(0)
                 verdict = "pass" if process.returncode == 0 else "fail"
-                tail = output[-4000:]
+                tail = output.read().decode(errors="replace")[-4000:]
+            output.close()
             if trace is not None and verdict == "pass":
                 test.lines, test.traced = _lines_of(trace), True
             ended.append((test, verdict, spent, tail))
             if stop_at_first and verdict != "pass":
-                for _, other, _, _ in running:
+                for _, other, _, _, other_output in running:
                     _kill(other)
+                    other_output.close()
                 return ended
     return ended
 

@@ -19,7 +19,8 @@ CPP = {
     "harness/internal/cell_runner.cpp": "RunnerEndToEnd.*:ExpectedError.*",
     "harness/sim/fallback.cpp": "Sim*",  # Sim, SimDevices, SimExemptions, SimTransferLog
     "harness/error_class.cpp": (
-        "MessageFamilies.*:MessageCorpus.*:StickyCudaErrors.*:CoreMessage.*:GuideTable/ClassifyTest.*"
+        "MessageFamilies.*:MessageCorpus.*:StickyCudaErrors.*:CoreMessage.*:"
+        "GuideTable/ClassifyTest.*"
     ),
     "harness/numeric.h": "ExpectClose.*",
 }
