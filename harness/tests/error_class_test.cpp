@@ -84,6 +84,11 @@ TEST(CoreMessage, RemovesTheKnownWrappersAndTheBacktrace) {
                          "RuntimeError: " +
                          sentence + "\n"),
             sentence + "\n");
+  // Four wrappers, one inside the next, are all removed (strip_front makes up to four passes).
+  EXPECT_EQ(core_message("RuntimeError: torch.jit.Error: RuntimeError: [enforce fail at "
+                         "inline_container.cc:145] . " +
+                         sentence),
+            sentence);
   // A name that is not one of LibTorch's Python exceptions stays: the message is not LibTorch's.
   EXPECT_EQ(classify("UserWarning: " + sentence), ErrorClass::kUnclassified);
   // The interpreter's sentence with no message line after it classifies as nothing.

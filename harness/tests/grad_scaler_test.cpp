@@ -109,6 +109,22 @@ TEST(GradScaler, GrowsAfterGrowthIntervalGoodStepsAndAnInfResetsTheCount) {
   EXPECT_EQ(scaler.good_steps(), 0);
 }
 
+// The defaults are PyTorch's (torch/cuda/amp/grad_scaler.py: init_scale 2^16, growth_factor 2.0,
+// backoff_factor 0.5, growth_interval 2000): the scale doubles on the 2000th good step in a row.
+TEST(GradScaler, DefaultsDoubleTheScaleOnThe2000thGoodStep) {
+  Fixture f;
+  GradScaler scaler;
+  const auto good_step = [&] {
+    f.inject(scaler, torch::full({3}, 0.01f));
+    ASSERT_TRUE(scaler.step(f.optimizer));
+    scaler.update();
+  };
+  for (int step = 1; step < 2000; ++step) good_step();
+  EXPECT_EQ(scaler.current_scale(), 65536.0);  // 1999 good steps: not yet
+  good_step();
+  EXPECT_EQ(scaler.current_scale(), 131072.0);
+}
+
 // loss = c * (w * a * b) with the product in fp16, a = b = 1e-3 and c = 1e-2 in fp32: its
 // gradient c * a * b = 1e-8 is below fp16's smallest subnormal (6e-8) and flushes to zero
 // without a scale; at the default 2^16 the fp16 gradients stay normal (655, 0.66, 6.6e-4) and
