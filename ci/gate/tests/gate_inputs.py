@@ -9,6 +9,7 @@ import sys
 import tempfile
 
 from behaviour_fixtures import FINGERPRINT, cell
+from torchplace.gate import behaviour
 
 CPU_HOST = dict(
     FINGERPRINT, cuda={"built_with_cuda": False, "available": False, "device_count": 0, "gpus": []}
@@ -119,3 +120,11 @@ class Gate:
         return sorted(
             r["kind"] for r in ((self.verdict or {}).get("behaviour") or {}).get("regressions", [])
         )
+
+
+def judged(run_cells, committed_cells):
+    """The behaviour section of a run of run_cells against committed_cells' expectations."""
+    with tempfile.TemporaryDirectory() as folder:
+        committed = write_in(folder, "expectations.json", expectations(committed_cells))
+        write_in(folder, "results.json", results(run_cells))
+        return behaviour.compare(os.path.join(folder, "results.json"), committed)

@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 from behaviour_fixtures import cell
-from gate_inputs import Gate, CPU_HOST, FIX_CPU, BROKEN_CPU, expectations, passing, results
+from gate_inputs import judged, Gate, CPU_HOST, FIX_CPU, BROKEN_CPU, expectations, passing, results
 from gate_inputs import FIX_CUDA, skipping, write_in
 from torchplace.gate import behaviour, report
 
@@ -21,14 +21,6 @@ def threw(cell_id, error_class=None):
     one = cell(cell_id, error_class, None, "fail", "threw (synthetic)")
     one["observed"] = {"outcome": "exception", "error_class": None, "message": BAD_ALLOC}
     return one
-
-
-def judged(run_cells, committed_cells):
-    """The behaviour section of a run of run_cells against committed_cells' expectations."""
-    with tempfile.TemporaryDirectory() as folder:
-        committed = write_in(folder, "expectations.json", expectations(committed_cells))
-        write_in(folder, "results.json", results(run_cells))
-        return behaviour.compare(os.path.join(folder, "results.json"), committed)
 
 
 class NonC10Exception(unittest.TestCase):

@@ -4,11 +4,11 @@ cells compared, skipped, new, vanished, the outcome categories it rests on) and 
 file it reads, which survived every other test (torchplace.mutation.generated;
 ci/mutation/README.md "Generated mutants"). Each names the mutant it was seen to kill. Input files
 are made here and say that they are synthetic."""
-import os
 import tempfile
 import unittest
 
 from gate_inputs import (
+    judged,
     BROKEN_CPU,
     FIX_CPU,
     FIX_CUDA,
@@ -16,21 +16,12 @@ from gate_inputs import (
     WITH_CUDA_CPU,
     expectations,
     passing,
-    results,
     skipping,
     write_in,
 )
 from torchplace.gate import behaviour
 
 NEW_CPU = "forgotten_labels/loss=mse/variant=manual_to/device=cpu"  # not committed
-
-
-def judged(run_cells, committed_cells):
-    """The behaviour section of a run of run_cells against committed_cells' expectations."""
-    with tempfile.TemporaryDirectory() as folder:
-        committed = write_in(folder, "expectations.json", expectations(committed_cells))
-        write_in(folder, "results.json", results(run_cells))
-        return behaviour.compare(os.path.join(folder, "results.json"), committed)
 
 
 class MixedRun(unittest.TestCase):
