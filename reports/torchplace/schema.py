@@ -27,6 +27,7 @@ from typing import (
     NoReturn,
     Optional,
     Sequence,
+    TextIO,
     Tuple,
     Union,
 )
@@ -78,6 +79,16 @@ SKIP_PREFIX = "skip: "  # Google Benchmark < 1.8 has no SkipWithMessage
 
 class InputError(Exception):
     """Bad input: the message names the file and what is wrong with it."""
+
+
+def to_devnull(stream: TextIO) -> None:
+    """After a write failed on a closed pipe (`| head`): points the stream's descriptor at
+    /dev/null, so that Python's flush at exit cannot fail again and turn the exit code into 120."""
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), stream.fileno())
+    except (OSError, ValueError):  # a stream without a descriptor (a test's StringIO)
+        pass
 
 
 def load_json(path: PathLike, what: str) -> Any:

@@ -101,6 +101,7 @@ class VerdictStands(CommandCase):
                 stdout=write_end,
                 stderr=subprocess.PIPE,
                 timeout=120,
+                env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},  # buffered
             )
         finally:
             os.close(write_end)

@@ -1,6 +1,5 @@
 """The usage text and the dispatch: `python3 -m torchplace COMMAND [options]`."""
 
-import os
 import sys
 from typing import Callable, Dict, List
 
@@ -109,5 +108,5 @@ def main(argv: List[str]) -> int:
         print("torchplace: interrupted", file=sys.stderr)
         return schema.EXIT_ENV
     except BrokenPipeError:  # the reader went away (`| head`): nothing more to say to it
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        schema.to_devnull(sys.stdout)
         return schema.EXIT_FAIL

@@ -129,18 +129,9 @@ def say(text: str, stream: Optional[TextIO] = None) -> None:
     stream = stream or sys.stdout
     try:
         print(text, file=stream, flush=True)
-    except OSError:  # `gate | head`: what the stream still holds would fail again at exit,
-        _to_devnull(stream)  # and Python would then exit 120 instead of the verdict's code
+    except OSError:  # `gate | head`: what the stream still holds would fail again at exit
+        schema.to_devnull(stream)
     except ValueError:  # a closed stream, or a character an ASCII-only one lacks (UnicodeError)
-        pass
-
-
-def _to_devnull(stream: TextIO) -> None:
-    """Points the stream's file descriptor at /dev/null: its flush at exit cannot fail."""
-    try:
-        with open(os.devnull, "wb") as devnull:
-            os.dup2(devnull.fileno(), stream.fileno())
-    except (OSError, ValueError):  # a stream without a descriptor (a test's StringIO)
         pass
 
 

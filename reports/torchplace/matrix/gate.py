@@ -307,11 +307,10 @@ def main(argv: List[str]) -> int:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the verdict is reached: it is printed
     try:
         print_verdict(verdict, sys.stdout)
-    except (
-        OSError,
-        ValueError,
-        UnicodeError,
-    ):  # a closed pipe, an ASCII stream: the verdict stands
+        sys.stdout.flush()  # here, not at exit, where a closed pipe would make the code 120
+    except OSError:  # a closed pipe: the verdict stands, and the flush at exit must not fail
+        data.to_devnull(sys.stdout)
+    except ValueError:  # a closed or ASCII-only stream (UnicodeError): the verdict stands
         pass
     return code
 
