@@ -143,7 +143,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
             file=sys.stderr,
         )
         sys.exit(EXIT_USAGE)
-    if bool(args.from_records) != bool(args.from_records and args.write_ledger):
+    if args.from_records and not args.write_ledger:
         print("generated: --from-records needs --write-ledger FILE", file=sys.stderr)
         sys.exit(EXIT_USAGE)
     if args.shard and args.only:
