@@ -219,6 +219,12 @@ class ConditionalCode(unittest.TestCase):
 class RecordFiles(unittest.TestCase):
     """--from-records: the weekly job's shards write one ledger (synthetic records)."""
 
+    def test_arguments_that_exclude_each_other_are_a_usage_error(self):
+        for argv in (["--from-records", "x.json"], ["--shard", "0/2", "--only", "x"]):
+            with self.subTest(argv=argv), self.assertRaises(SystemExit) as raised:
+                generated.parse_args(argv)
+            self.assertEqual(raised.exception.code, EXIT_USAGE)
+
     def test_the_shards_records_make_the_ledger(self):
         mutants = generated.generate(("py",))[:3]
         ids = [m.id for m in mutants]
