@@ -12,14 +12,18 @@ from torchplace.gate import report, skips
 DEVICES = ("cpu", "sim:0", "cuda:0", "cuda:1", "cuda:2", "cuda:0+cuda:1")
 HOSTS = ((False, 0), (True, 0), (True, 1), (True, 2))  # (built_with_cuda, device_count)
 GLOO = ({}, {"c10d_gloo": True}, {"c10d_gloo": False})  # what the fingerprint says of c10d Gloo
-CODES = skips.DEVICE_ABSENT + skips.NEED_CODES
+# The codes of harness/skip_code.h, written here, not read from skips.py: a code dropped there
+# must turn these tests red (a held-out mutant dropped no_c10d_gloo from NEED_CODES unseen).
+DEVICE_ABSENT = ("no_cuda_build", "no_cuda_device", "too_few_gpus")
+NEED_CODES = ("needs_cuda", "needs_no_cuda", "not_on_sim", "no_c10d_gloo")
+CODES = DEVICE_ABSENT + NEED_CODES
 
 
 def contradiction(code, device, built, count, gloo):
     """The oracle, from the rules as skips.py's docstring states them: why the run contradicts
     `code` on a cell on `device` (the first reason, as text the problem must hold), or None."""
     needed = max([int(part[5:]) + 1 for part in device.split("+") if part[:5] == "cuda:"] or [0])
-    if code in skips.DEVICE_ABSENT and needed == 0:
+    if code in DEVICE_ABSENT and needed == 0:
         return f"{device} is no CUDA device"
     return {
         "no_cuda_build": built and "this LibTorch is built with CUDA",
@@ -38,7 +42,7 @@ class EveryCodeOnEveryDeviceAndHost(unittest.TestCase):
         # kills reports/torchplace/gate/skips.py:_untrue:25be78:const_plus:0 (a cuda:0 cell's
         # true too_few_gpus refused) and :const_minus:0 (a CPU cell's too_few_gpus refused for
         # another reason than the one that holds)
-        allowing = {"outcome": "success", "skip_codes": list(skips.NEED_CODES)}
+        allowing = {"outcome": "success", "skip_codes": list(NEED_CODES)}
         wrong, accepted = [], 0  # one failure, not one per case
         for device, (built, count), gloo, code in itertools.product(DEVICES, HOSTS, GLOO, CODES):
             fingerprint = dict(gloo, cuda={"built_with_cuda": built, "device_count": count})
@@ -145,6 +149,21 @@ class NeedCodeNotListed(unittest.TestCase):
                 self.assertIn(f"skip_code 'needs_cuda' on cpu: {says}", problem)
                 self.assertIn("synthetic: needs CUDA", problem)
         self.assertIsNone(skips.skip_problem(cell, {"skip_codes": ["needs_cuda"]}, CPU_HOST))
+
+    def test_each_need_code_true_of_the_run_needs_its_entry_to_list_it(self):
+        # held out: NEED_CODES without no_c10d_gloo accepted that skip on a new cell unlisted
+        gpu_host = dict(CPU_HOST, cuda={"built_with_cuda": True, "device_count": 1})
+        for code, device, fingerprint in (
+            ("needs_cuda", "cpu", CPU_HOST),
+            ("needs_no_cuda", "cpu", gpu_host),
+            ("not_on_sim", "sim:0", CPU_HOST),
+            ("no_c10d_gloo", "cpu", dict(CPU_HOST, c10d_gloo=False)),
+        ):
+            cell = {"device": device, "skip_code": code, "reason": "synthetic skip"}
+            with self.subTest(code=code):
+                self.assertIn("allows no need code", skips.skip_problem(cell, None, fingerprint))
+                listed = {"outcome": "success", "skip_codes": [code]}
+                self.assertIsNone(skips.skip_problem(cell, listed, fingerprint))
 
 
 if __name__ == "__main__":

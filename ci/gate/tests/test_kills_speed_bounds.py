@@ -185,5 +185,21 @@ class RowFigures(unittest.TestCase):
                 )
 
 
+class Context(unittest.TestCase):
+    # synthetic contexts: each key that makes two runs another machine or build, changed alone
+    SAME = {"num_cpus": 2, "gpu": "none", "library_build_type": "release", "host_name": "a"}
+
+    def test_another_machine_or_build_is_a_problem_and_a_host_name_only_a_note(self):
+        # held out: MUST_MATCH without library_build_type compared a debug build with a release
+        for key, other in (("num_cpus", 4), ("gpu", "H200"), ("library_build_type", "debug")):
+            with self.subTest(key=key):
+                problems, notes = speed._context_checks(self.SAME, dict(self.SAME, **{key: other}))
+                self.assertEqual(len(problems), 1)
+                self.assertIn(f"context {key} differs", problems[0])
+                self.assertEqual(notes, [])
+        problems, notes = speed._context_checks(self.SAME, dict(self.SAME, host_name="b"))
+        self.assertEqual((problems, len(notes)), ([], 1))
+
+
 if __name__ == "__main__":
     unittest.main()
