@@ -512,6 +512,12 @@ def sigterm_deferred() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def hold_sigterm() -> None:
+    """Holds SIGTERM back until the caller unblocks it (after its last write): a tool that has
+    judged can no longer be stopped between its verdict and its files."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+
+
 def write_set(
     out_dir: PathLike, files: Mapping[str, Union[str, bytes]], last: str, stale: Iterable[str] = ()
 ) -> None:

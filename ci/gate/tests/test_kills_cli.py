@@ -112,10 +112,14 @@ class LateSigterm(unittest.TestCase):
         self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
         verdict = {"exit_code": report.EXIT_BEHAVIOUR, "verdict": "synthetic"}
 
+        def judged(_args):  # as judge returns: the verdict, with SIGTERM held back
+            cli.schema.hold_sigterm()
+            return verdict
+
         def write_outputs(*_):  # a SIGTERM arrives while the verdict is written (held back)
             os.kill(os.getpid(), signal.SIGTERM)
 
-        with mock.patch.object(cli, "judge", return_value=verdict), mock.patch.object(
+        with mock.patch.object(cli, "judge", side_effect=judged), mock.patch.object(
             cli, "write_outputs", side_effect=write_outputs
         ):
             code = cli.main(["--results", "synthetic-run", "--expectations", "synthetic.json"])

@@ -68,6 +68,25 @@ class WhatCannotBeJudged(CommandCase):
         self.assertEqual(code, REGRESSION)
         self.assertEqual(printed.getvalue().splitlines()[-1], "matrix gate: fail")
 
+    def test_a_sigterm_just_after_judging_still_gives_the_verdict(self):
+        # the window between the verdict and its file (the behaviour gate's CI red, stop 35):
+        # a SIGTERM there was a traceback and exit 1, not the verdict's 2
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+        real_exit_code = matrix_gate.exit_code
+
+        def terminated_then_coded(verdict):
+            os.kill(os.getpid(), signal.SIGTERM)  # delivered on the next bytecode, unless held
+            return real_exit_code(verdict)
+
+        doc = matrix(versions=("1.13.1", "2.6.0"), by_version=REGRESSING)
+        out = os.path.join(os.path.dirname(self.write(doc)), "verdict", "matrix-gate.json")
+        with mock.patch.object(matrix_gate, "exit_code", side_effect=terminated_then_coded):
+            with contextlib.redirect_stdout(io.StringIO()):
+                code = matrix_gate.main(["gate", self.write(doc), "--out", out])
+        self.assertEqual(code, REGRESSION)
+        with open(out, encoding="utf-8") as handle:
+            self.assertEqual(json.load(handle)["verdict"], "fail")
+
 
 class VerdictStands(CommandCase):
     """What stdout cannot take of the printed verdict does not change its exit code."""

@@ -165,13 +165,17 @@ def write_outputs(verdict: JsonObject, out_dir: Optional[str]) -> None:
 
 def judge(args: argparse.Namespace) -> JsonObject:
     """The verdict: earlier outputs removed, the sections run; a SIGTERM meanwhile gives a fresh
-    verdict that says nothing was judged (exit 3). OSError when the old files cannot go."""
+    verdict that says nothing was judged (exit 3). Returns with SIGTERM held back, so that no
+    moment lies between judging and writing (main releases it). OSError when the old files
+    cannot go."""
     try:
         if args.out:  # an earlier run's verdict never stands beside this run's files
             schema.remove_outputs(args.out, OUTPUTS)
         verdict: JsonObject = {"problems": [], "behaviour": None, "speed": None}
         run_sections(args, verdict)
+        schema.hold_sigterm()  # judged: from here a SIGTERM waits until the verdict is written
     except schema.Terminated as stop:
+        schema.hold_sigterm()
         verdict = {
             "problems": [f"interrupted: {stop}; nothing was judged"],
             "behaviour": None,
@@ -207,13 +211,14 @@ def main(argv: List[str]) -> int:
             sys.stderr,
         )
         return report.EXIT_INPUT
-    with schema.sigterm_deferred():  # the verdict is reached: it is written, whatever comes
-        try:
-            write_outputs(verdict, args.out)
-            code = verdict["exit_code"]
-        except Exception as error:  # noqa: BLE001  the files could not be written
-            code = write_tool_error(error, args.out, verdict)
+    try:  # SIGTERM is held (judge): the verdict is written, whatever comes
+        write_outputs(verdict, args.out)
+        code = verdict["exit_code"]
+    except Exception as error:  # noqa: BLE001  the files could not be written
+        code = write_tool_error(error, args.out, verdict)
+    finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # done: a late SIGTERM changes nothing
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     return code
 
 

@@ -276,6 +276,11 @@ def print_verdict(verdict: JsonObject, stream: TextIO) -> None:
     print(f"matrix gate: {verdict['verdict']}", file=stream)
 
 
+def exit_code(verdict: JsonObject) -> int:
+    """2 when a cell regressed between neighbouring versions, else 0."""
+    return EXIT_REGRESSED if verdict["verdict"] == "fail" else EXIT_OK
+
+
 def main(argv: List[str]) -> int:
     if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--out"):
         print(__doc__, file=sys.stderr)
@@ -284,6 +289,7 @@ def main(argv: List[str]) -> int:
     try:
         matrix = data.load_matrix(argv[1])
         verdict = gate(matrix, argv[1])
+        data.hold_sigterm()  # judged: a SIGTERM now waits until the verdict is out
     except data.InputError as error:
         _say(f"matrix gate: bad input: {error}")
         return EXIT_INPUT
@@ -293,18 +299,20 @@ def main(argv: List[str]) -> int:
     except Exception as error:  # noqa: BLE001  a tool error is exit 3, never a pass
         _say(f"matrix gate: tool error {type(error).__name__}: {error} (exit 3)")
         return EXIT_INPUT
-    code = EXIT_REGRESSED if verdict["verdict"] == "fail" else EXIT_OK
-    if len(argv) == 4:
-        try:  # a folder that is not there yet is made; then a SIGTERM changes nothing
+    code = exit_code(verdict)
+    try:
+        if len(argv) == 4:  # a folder that is not there yet is made
             data.write_set(
                 os.path.dirname(os.path.abspath(argv[3])),
                 {os.path.basename(argv[3]): json.dumps(verdict, indent=1) + "\n"},
                 last=os.path.basename(argv[3]),
             )
-        except OSError as error:
-            _say(f"matrix gate: cannot write {argv[3]}: {error.strerror or error} (exit 3)")
-            return EXIT_INPUT
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the verdict is reached: it is printed
+    except OSError as error:
+        _say(f"matrix gate: cannot write {argv[3]}: {error.strerror or error} (exit 3)")
+        return EXIT_INPUT
+    finally:  # the verdict is reached: it is printed, and a held SIGTERM is dropped
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     try:
         print_verdict(verdict, sys.stdout)
         sys.stdout.flush()  # here, not at exit, where a closed pipe would make the code 120
