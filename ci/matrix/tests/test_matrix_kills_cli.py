@@ -86,6 +86,8 @@ class WhatCannotBeJudged(CommandCase):
         self.assertEqual(code, REGRESSION)
         with open(out, encoding="utf-8") as handle:
             self.assertEqual(json.load(handle)["verdict"], "fail")
+        # the mask as it was found: a child the caller starts later could not be SIGTERMed
+        self.assertNotIn(signal.SIGTERM, signal.pthread_sigmask(signal.SIG_BLOCK, []))
 
 
 class VerdictStands(CommandCase):
