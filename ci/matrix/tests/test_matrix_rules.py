@@ -155,6 +155,30 @@ class Neighbours(MatrixGateCase):
         self.assertEqual(pairs, [("1.13.1", "2.6.0", 0), ("2.6.0", "2.14.1", 1)], done.stdout)
 
 
+class NothingEverHeld(MatrixGateCase):
+    """A cell that fails where it ran and passes on no version fails the gate: a skip holds
+    nothing (it passed when skipped on the old version and failing on the new)."""
+
+    def test_skipped_then_failing(self):
+        for by_version in (
+            {"1.13.1": "skip", "2.6.0": "fail"},
+            {"1.13.1": "fail", "2.6.0": "skip"},
+            {"1.13.1": "skip", "2.6.0": "skip", "2.14.1": "fail"},
+        ):
+            with self.subTest(by_version=by_version):
+                doc = matrix(versions=tuple(by_version), by_version=by_version)
+                other = dict(doc["cells"][0], id="synthetic/passing", by_version={})
+                other["by_version"] = {v: entry("pass") for v in by_version}
+                doc["cells"].append(other)
+                done = self.judged(REGRESSION, doc)
+                self.assertIn(f"FAILED (every_version) {FIX}", done.stdout)
+
+    def test_a_pass_anywhere_is_not_this_failure(self):
+        by_version = {"1.13.1": "skip", "2.6.0": "fail", "2.14.1": "pass"}  # fixed by 2.14.1
+        done = self.judged(PASS, matrix(by_version=by_version))
+        self.assertNotIn("every_version", done.stdout)
+
+
 class PrintedChanges(MatrixGateCase):
     def test_a_changed_message_is_printed_with_both_texts(self):
         # kills reports/torchplace/matrix/gate.py:print_verdict:2f0f52:delete_stmt:0 (the changes

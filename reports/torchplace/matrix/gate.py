@@ -15,7 +15,8 @@ broke would otherwise vanish into a stated skip).
 It fails closed beyond the pairs too:
   column           any version column that is not "ok": it did not build, its scenario binary
                    crashed or exited with neither 0 nor 1, or it lacks cells another column has
-  every_version    a cell that failed on every version that ran it (nothing ever held)
+  every_version    a cell that failed where it ran and passed on no version (nothing ever held;
+                   a skip holds nothing: skipped on the old version, failing on the new, fails)
 
 It cannot judge (exit 3) a matrix with no versions, a version listed twice, versions not oldest
 first, a column whose fingerprint names another LibTorch than its label, a cell keyed by a
@@ -120,21 +121,21 @@ def column_failures(matrix: JsonObject) -> List[JsonObject]:
 
 
 def failing_everywhere(matrix: JsonObject) -> List[JsonObject]:
-    """Cells that failed on every version that ran them (a column that did not run gives its
-    cells its own status, build_failed or run_failed, and is not counted)."""
+    """Cells that failed where they ran and passed on no version: nothing ever held, and a skip
+    holds nothing (a column that did not run gives its cells its own status, build_failed or
+    run_failed, and is not counted)."""
     found = []
     for cell in matrix["cells"]:
-        seen = {
-            v: e for v, e in cell["by_version"].items() if e["status"] in ("pass", "fail", "skip")
-        }
-        if seen and all(e["status"] == "fail" for e in seen.values()):
+        failed = {v: e for v, e in cell["by_version"].items() if e["status"] == "fail"}
+        passed = [v for v, e in cell["by_version"].items() if e["status"] == "pass"]
+        if failed and not passed:
             found.append(
                 {
                     "id": cell["id"],
                     "kind": "every_version",
                     "status": "fail",
-                    "detail": f"fails on {', '.join(seen)}: "
-                    + _short(next(iter(seen.values())).get("reason", "")),
+                    "detail": f"fails on {', '.join(failed)}, passes on none: "
+                    + _short(next(iter(failed.values())).get("reason", "")),
                 }
             )
     return found
