@@ -493,12 +493,29 @@ class Terminated(BaseException):
 
 def exit_cleanly_on_sigterm() -> None:
     """SIGTERM raises Terminated in the main thread, so that temporary files are removed and the
-    tool can say it was stopped, instead of dying between two of its output files."""
+    tool can say it was stopped, instead of dying between two of its output files. The handler
+    holds SIGTERM back before it raises: a second one (a CI runner's cancel sends two) waits, and
+    cannot cut the clean stop short (stops_cleanly drops it on the way out)."""
 
     def handler(signum: int, _frame: Optional[FrameType]) -> NoReturn:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
         raise Terminated(f"stopped by signal {signum} (SIGTERM)")
 
     signal.signal(signal.SIGTERM, handler)
+
+
+@contextlib.contextmanager
+def stops_cleanly() -> Iterator[None]:
+    """A tool's main runs inside: SIGTERM raises Terminated (exit_cleanly_on_sigterm). On the way
+    out the tool is done, so a held SIGTERM is dropped (its exit code stands, and a late one
+    changes nothing), and the caller's signal mask comes back."""
+    entry = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    exit_cleanly_on_sigterm()
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_SETMASK, entry)
 
 
 @contextlib.contextmanager
@@ -513,8 +530,8 @@ def sigterm_deferred() -> Iterator[None]:
 
 
 def hold_sigterm() -> None:
-    """Holds SIGTERM back until the caller unblocks it (after its last write): a tool that has
-    judged can no longer be stopped between its verdict and its files."""
+    """Holds SIGTERM back until stops_cleanly ends: a tool that has judged can no longer be
+    stopped between its verdict and its files. A SIGTERM that came just before raises here."""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 
 

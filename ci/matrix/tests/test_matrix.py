@@ -354,16 +354,14 @@ class GateTest(unittest.TestCase):
         self.assertEqual(verdict["verdict"], "fail")
         self.assertEqual(verdict["pairs"][0]["regressions"][0]["detail"], "x.cpp:1: error: boom")
 
-    def test_cell_failing_on_every_version_fails_the_gate(self):
+    def test_cell_failing_on_never_held_fails_the_gate(self):
         verdict = gate.gate(
             self.matrix(
                 [cell(FIX, status="fail"), cell(PLAIN)], [cell(FIX, status="fail"), cell(PLAIN)]
             )
         )
         self.assertEqual(verdict["verdict"], "fail")
-        self.assertEqual(
-            [(f["kind"], f["id"]) for f in verdict["failures"]], [("every_version", FIX)]
-        )
+        self.assertEqual([(f["kind"], f["id"]) for f in verdict["failures"]], [("never_held", FIX)])
 
     def test_cell_failing_on_the_only_version_fails_the_gate(self):
         write_column(self.out, "2.14.1", "ok", [cell(FIX, status="fail")])

@@ -33,7 +33,7 @@ class PrintedMessages(MatrixGateCase):
 
     def failed_line(self, reason):
         done = self.judged(REGRESSION, failing_everywhere(reason))
-        lines = [line for line in done.stdout.splitlines() if "FAILED (every_version)" in line]
+        lines = [line for line in done.stdout.splitlines() if "FAILED (never_held)" in line]
         self.assertEqual(len(lines), 1, done.stdout)
         return lines[0]
 

@@ -89,6 +89,35 @@ class WhatCannotBeJudged(CommandCase):
         # the mask as it was found: a child the caller starts later could not be SIGTERMed
         self.assertNotIn(signal.SIGTERM, signal.pthread_sigmask(signal.SIG_BLOCK, []))
 
+    def test_a_second_sigterm_while_it_says_it_stopped_is_held(self):
+        # the handler holds SIGTERM back before it raises: a second one while the gate says it
+        # stopped was a traceback and exit 1 (a review's find)
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+        say = matrix_gate._say
+
+        def stopped_loading(*_):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        def say_twice(text):
+            os.kill(os.getpid(), signal.SIGTERM)
+            say(text)
+
+        with mock.patch.object(matrix_gate.data, "load_matrix", side_effect=stopped_loading):
+            with mock.patch.object(matrix_gate, "_say", side_effect=say_twice):
+                with contextlib.redirect_stderr(io.StringIO()) as stderr:
+                    code = matrix_gate.main(["gate", "synthetic-matrix.json"])
+        self.assertEqual(code, INPUT)
+        self.assertIn("stopped by SIGTERM; nothing judged", stderr.getvalue())
+        self.assertNotIn(signal.SIGTERM, signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+    def test_a_caller_that_blocked_sigterm_gets_it_blocked_back(self):
+        self.addCleanup(signal.signal, signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+        entry = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        self.addCleanup(signal.pthread_sigmask, signal.SIG_SETMASK, entry)
+        with contextlib.redirect_stdout(io.StringIO()):
+            matrix_gate.main(["gate", self.write(matrix())])
+        self.assertIn(signal.SIGTERM, signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
 
 class VerdictStands(CommandCase):
     """What stdout cannot take of the printed verdict does not change its exit code."""

@@ -171,12 +171,29 @@ class NothingEverHeld(MatrixGateCase):
                 other["by_version"] = {v: entry("pass") for v in by_version}
                 doc["cells"].append(other)
                 done = self.judged(REGRESSION, doc)
-                self.assertIn(f"FAILED (every_version) {FIX}", done.stdout)
+                self.assertIn(f"FAILED (never_held) {FIX}", done.stdout)
+
+    def test_a_skip_between_a_pass_and_a_fail_hides_no_regression(self):
+        # a pass that proved nothing (ran_unexercised) may be skipped without a regression; the
+        # failure after the skip is one all the same (it passed where it last ran; a review)
+        doc = matrix(by_version={"1.13.1": "pass", "2.6.0": "skip", "2.14.1": "fail"})
+        doc["cells"][0]["by_version"]["1.13.1"]["category"] = "ran_unexercised"
+        out = os.path.join(self.tmp, "v.json")
+        self.judged(REGRESSION, doc, None, "--out", out)
+        with open(out, encoding="utf-8") as handle:
+            pairs = json.load(handle)["pairs"]
+        self.assertEqual([len(p["regressions"]) for p in pairs], [0, 1])
+        self.assertIn("passed on 1.13.1, skipped since: why", pairs[1]["regressions"][0]["detail"])
+
+    def test_a_status_no_rule_judges_in_a_column_that_ran_cannot_be_judged(self):
+        doc = matrix(versions=("1.13.1", "2.6.0"), by_version={"1.13.1": "pass", "2.6.0": "pass"})
+        doc["cells"][0]["by_version"]["2.6.0"] = entry("run_failed")  # category not_run
+        self.judged(INPUT, doc, "status 2.6.0: 'run_failed' in a column that ran")
 
     def test_a_pass_anywhere_is_not_this_failure(self):
         by_version = {"1.13.1": "skip", "2.6.0": "fail", "2.14.1": "pass"}  # fixed by 2.14.1
         done = self.judged(PASS, matrix(by_version=by_version))
-        self.assertNotIn("every_version", done.stdout)
+        self.assertNotIn("never_held", done.stdout)
 
 
 class PrintedChanges(MatrixGateCase):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import traceback
 from typing import Callable, List, NoReturn, Optional, TextIO
@@ -165,17 +164,16 @@ def write_outputs(verdict: JsonObject, out_dir: Optional[str]) -> None:
 
 def judge(args: argparse.Namespace) -> JsonObject:
     """The verdict: earlier outputs removed, the sections run; a SIGTERM meanwhile gives a fresh
-    verdict that says nothing was judged (exit 3). Returns with SIGTERM held back, so that no
-    moment lies between judging and writing (main releases it). OSError when the old files
-    cannot go."""
+    verdict that says nothing was judged (exit 3). Returns with SIGTERM held back (here, or by
+    the handler that raised Terminated), so that no moment lies between judging and writing;
+    main's stops_cleanly releases it. OSError when the old files cannot go."""
     try:
         if args.out:  # an earlier run's verdict never stands beside this run's files
             schema.remove_outputs(args.out, OUTPUTS)
         verdict: JsonObject = {"problems": [], "behaviour": None, "speed": None}
         run_sections(args, verdict)
         schema.hold_sigterm()  # judged: from here a SIGTERM waits until the verdict is written
-    except schema.Terminated as stop:
-        schema.hold_sigterm()
+    except schema.Terminated as stop:  # the handler holds a second SIGTERM back
         verdict = {
             "problems": [f"interrupted: {stop}; nothing was judged"],
             "behaviour": None,
@@ -193,15 +191,24 @@ def main(argv: List[str]) -> int:
     except UsageError as error:
         say(f"torchplace gate: {error} (see ci/torchplace gate --help)", sys.stderr)
         return report.EXIT_INPUT
-    schema.exit_cleanly_on_sigterm()
-    if args.refresh_expectations:
-        try:
-            count = behaviour.refresh(args.refresh_expectations, args.expectations)
-        except InputError as error:
-            say(f"torchplace gate: {error}", sys.stderr)
-            return report.EXIT_INPUT
-        say(f"torchplace gate: wrote {count} cell expectations to {args.expectations}")
-        return report.EXIT_PASS
+    with schema.stops_cleanly():  # a held SIGTERM is dropped once the verdict is out
+        if args.refresh_expectations:
+            return refresh(args)
+        return judge_and_write(args)
+
+
+def refresh(args: argparse.Namespace) -> int:
+    try:
+        count = behaviour.refresh(args.refresh_expectations, args.expectations)
+    except InputError as error:
+        say(f"torchplace gate: {error}", sys.stderr)
+        return report.EXIT_INPUT
+    say(f"torchplace gate: wrote {count} cell expectations to {args.expectations}")
+    return report.EXIT_PASS
+
+
+def judge_and_write(args: argparse.Namespace) -> int:
+    """The verdict, written: its exit code, or 3 when it could not be written."""
     try:
         verdict = judge(args)
     except OSError as error:
@@ -213,13 +220,9 @@ def main(argv: List[str]) -> int:
         return report.EXIT_INPUT
     try:  # SIGTERM is held (judge): the verdict is written, whatever comes
         write_outputs(verdict, args.out)
-        code = verdict["exit_code"]
+        return verdict["exit_code"]
     except Exception as error:  # noqa: BLE001  the files could not be written
-        code = write_tool_error(error, args.out, verdict)
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # done: a late SIGTERM changes nothing
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-    return code
+        return write_tool_error(error, args.out, verdict)
 
 
 def _safe_streams() -> None:

@@ -1,6 +1,7 @@
 """Gates a version matrix (matrix.json): for each pair of neighbouring versions (old, new) it
 reports every behaviour change (outcome, status, error class, message) and fails when a cell
-that passed on the old version fails on the new one.
+that passed on the old version fails on the new one (looking back over skips: passed on 1.13.1,
+skipped on 2.6.0 and failing on 2.14.1 is a regression of the 2.6.0 -> 2.14.1 pair).
 
 Every cell counts, whatever its variant or expectation: a fix that stops working, and a broken
 variant whose expected error is no longer raised (or raised with another class), are both
@@ -15,7 +16,7 @@ broke would otherwise vanish into a stated skip).
 It fails closed beyond the pairs too:
   column           any version column that is not "ok": it did not build, its scenario binary
                    crashed or exited with neither 0 nor 1, or it lacks cells another column has
-  every_version    a cell that failed where it ran and passed on no version (nothing ever held;
+  never_held       a cell that failed where it ran and passed on no version (nothing ever held;
                    a skip holds nothing: skipped on the old version, failing on the new, fails)
 
 It cannot judge (exit 3) a matrix with no versions, a version listed twice, versions not oldest
@@ -32,9 +33,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import sys
-from typing import List, TextIO, Tuple
+from typing import List, Optional, TextIO, Tuple
 
 from torchplace import schema as data
 from torchplace.matrix.merge import comparable  # masks what differs on every run
@@ -82,9 +82,16 @@ def compare_pair(
                         "new": after.get(kind),
                     }
                 )
-        if before["status"] == "pass" and after["status"] == "fail":
+        held = last_ran(matrix, cell, old)
+        if held and held[1]["status"] == "pass" and after["status"] == "fail":
+            since = "" if held[0] == old else f"passed on {held[0]}, skipped since: "
             regressions.append(
-                {"id": cell["id"], "old": "pass", "new": "fail", "detail": after.get("reason", "")}
+                {
+                    "id": cell["id"],
+                    "old": "pass",
+                    "new": "fail",
+                    "detail": since + after.get("reason", ""),
+                }
             )
         elif (
             before["category"] in data.EVIDENCE
@@ -105,6 +112,19 @@ def compare_pair(
                 }
             )
     return regressions, changes
+
+
+def last_ran(
+    matrix: JsonObject, cell: JsonObject, version: str
+) -> Optional[Tuple[str, JsonObject]]:
+    """(version, entry) where the cell last passed or failed, at `version` or before it, looking
+    back over skips only (a skip holds nothing, so it hides no regression); else None."""
+    ordered = [v["version"] for v in matrix["versions"]]
+    for earlier in reversed(ordered[: ordered.index(version) + 1]):
+        entry = cell["by_version"].get(earlier)
+        if entry is None or entry["status"] != "skip":
+            return (earlier, entry) if entry and entry["status"] in ("pass", "fail") else None
+    return None
 
 
 def column_failures(matrix: JsonObject) -> List[JsonObject]:
@@ -132,7 +152,7 @@ def failing_everywhere(matrix: JsonObject) -> List[JsonObject]:
             found.append(
                 {
                     "id": cell["id"],
-                    "kind": "every_version",
+                    "kind": "never_held",
                     "status": "fail",
                     "detail": f"fails on {', '.join(failed)}, passes on none: "
                     + _short(next(iter(failed.values())).get("reason", "")),
@@ -180,8 +200,25 @@ def check_versions(matrix: JsonObject, path: str) -> None:
                 f"{path}: versions[{index}] is labelled {labels[index]} but its "
                 f"results' fingerprint says LibTorch {found}"
             )
+    check_cells(matrix, path)
+
+
+def check_cells(matrix: JsonObject, path: str) -> None:
+    """Every cell keyed by the columns, and in a column that ran (ok) passed, failed or skipped:
+    any other status there is judged by no rule."""
+    labels = [v["version"] for v in matrix["versions"]]
     status = {v["version"]: v["status"] for v in matrix["versions"]}
     for index, cell in enumerate(matrix["cells"]):
+        odd = [
+            f"{v}: {e['status']!r}"
+            for v, e in cell["by_version"].items()
+            if status.get(v) == "ok" and e["status"] not in RAN
+        ]
+        if odd:
+            raise data.InputError(
+                f"{path}: cells[{index}] ({cell['id']}): status {', '.join(odd)} in a column "
+                "that ran: only pass, fail or skip can be judged"
+            )
         unknown = sorted(set(cell["by_version"]) - set(labels))
         missing = [v for v in labels if v not in cell["by_version"] and status[v] == "ok"]
         if unknown or missing:
@@ -286,34 +323,36 @@ def main(argv: List[str]) -> int:
     if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--out"):
         print(__doc__, file=sys.stderr)
         return EXIT_USAGE
-    data.exit_cleanly_on_sigterm()
+    with data.stops_cleanly():  # a held SIGTERM is dropped once the verdict is out
+        return judge_and_write(argv[1], argv[3] if len(argv) == 4 else None)
+
+
+def judge_and_write(path: str, out: Optional[str]) -> int:
+    """The verdict on the matrix at path, written to out when given, then printed."""
     try:
-        matrix = data.load_matrix(argv[1])
-        verdict = gate(matrix, argv[1])
+        matrix = data.load_matrix(path)
+        verdict = gate(matrix, path)
         data.hold_sigterm()  # judged: a SIGTERM now waits until the verdict is out
     except data.InputError as error:
         _say(f"matrix gate: bad input: {error}")
         return EXIT_INPUT
-    except data.Terminated:
+    except data.Terminated:  # the handler holds a second SIGTERM back
         _say("matrix gate: stopped by SIGTERM; nothing judged (exit 3)")
         return EXIT_INPUT
     except Exception as error:  # noqa: BLE001  a tool error is exit 3, never a pass
         _say(f"matrix gate: tool error {type(error).__name__}: {error} (exit 3)")
         return EXIT_INPUT
     code = exit_code(verdict)
-    try:
-        if len(argv) == 4:  # a folder that is not there yet is made
+    if out:
+        try:  # a folder that is not there yet is made
             data.write_set(
-                os.path.dirname(os.path.abspath(argv[3])),
-                {os.path.basename(argv[3]): json.dumps(verdict, indent=1) + "\n"},
-                last=os.path.basename(argv[3]),
+                os.path.dirname(os.path.abspath(out)),
+                {os.path.basename(out): json.dumps(verdict, indent=1) + "\n"},
+                last=os.path.basename(out),
             )
-    except OSError as error:
-        _say(f"matrix gate: cannot write {argv[3]}: {error.strerror or error} (exit 3)")
-        return EXIT_INPUT
-    finally:  # the verdict is reached: it is printed, and a held SIGTERM is dropped
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+        except OSError as error:
+            _say(f"matrix gate: cannot write {out}: {error.strerror or error} (exit 3)")
+            return EXIT_INPUT
     try:
         print_verdict(verdict, sys.stdout)
         sys.stdout.flush()  # here, not at exit, where a closed pipe would make the code 120
