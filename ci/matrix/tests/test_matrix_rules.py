@@ -185,6 +185,14 @@ class NothingEverHeld(MatrixGateCase):
         self.assertEqual([len(p["regressions"]) for p in pairs], [0, 1])
         self.assertIn("passed on 1.13.1, skipped since: why", pairs[1]["regressions"][0]["detail"])
 
+    def test_looking_back_stops_at_a_column_that_never_ran_the_cell(self):
+        # kills reports/torchplace/matrix/gate.py:last_ran:f208e6:logic_swap:0 (an absent entry
+        # read as one: a tool error, exit 3, where the cell fails and never held: exit 2)
+        doc = matrix(by_version={"2.6.0": "skip", "2.14.1": "fail"})
+        doc["versions"][0] = column("1.13.1", status="build_failed")
+        done = self.judged(REGRESSION, doc)
+        self.assertIn(f"FAILED (never_held) {FIX}", done.stdout)
+
     def test_a_status_no_rule_judges_in_a_column_that_ran_cannot_be_judged(self):
         doc = matrix(versions=("1.13.1", "2.6.0"), by_version={"1.13.1": "pass", "2.6.0": "pass"})
         doc["cells"][0]["by_version"]["2.6.0"] = entry("run_failed")  # category not_run
