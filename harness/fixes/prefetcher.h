@@ -47,7 +47,9 @@
 namespace tp::fixes {
 
 struct PrefetchOptions {
-  int depth = 2;  // batches copied ahead of the caller, each with its own pinned staging slot
+  // Batches copied ahead of the caller, each with its own pinned staging slot. Default 2: two
+  // slots of pinned host memory, each the size of one batch.
+  int depth = 2;
   // Called on the producer thread, side stream current, after a batch is staged and before its
   // copy is queued. Tests delay the copy with it, so that a staging buffer rewritten too early
   // would show.

@@ -151,6 +151,25 @@ TEST(GradScaler, KeepsSmallFp16GradientsFromFlushingToZero) {
   EXPECT_NEAR(fp16_gradient(scaler) / (kLossFactor * factor * factor), 1.0, 1e-2);
 }
 
+// Each bound at its edge is refused: a scale of 0 would zero every gradient, a growth factor of
+// 1 never grows, a backoff of 1 never backs off, of 0 zeroes the scale, an interval of 0 grows
+// on every step.
+TEST(GradScaler, RefusesEachOptionAtTheEdgeOfItsRange) {
+  EXPECT_NO_THROW(GradScaler{GradScalerOptions{}});
+  const std::vector<std::pair<const char*, void (*)(GradScalerOptions&)>> edges = {
+      {"init_scale 0", [](GradScalerOptions& o) { o.init_scale = 0.0; }},
+      {"growth_factor 1", [](GradScalerOptions& o) { o.growth_factor = 1.0; }},
+      {"backoff_factor 1", [](GradScalerOptions& o) { o.backoff_factor = 1.0; }},
+      {"backoff_factor 0", [](GradScalerOptions& o) { o.backoff_factor = 0.0; }},
+      {"growth_interval 0", [](GradScalerOptions& o) { o.growth_interval = 0; }},
+  };
+  for (const auto& [what, edit] : edges) {
+    GradScalerOptions options;
+    edit(options);
+    EXPECT_THROW(GradScaler{options}, c10::Error) << what;
+  }
+}
+
 TEST(GradScaler, RefusesASecondUnscaleAndAnUpdateWithoutAStep) {
   Fixture f;
   GradScaler scaler;

@@ -130,11 +130,27 @@ TEST(Prefetcher, WrapsADataLoader) {
   EXPECT_TRUE(torch::equal(torch::stack(rows), inputs));
 }
 
+// An iterator range is walked once, in order, and then ends (at most one call past the end).
+TEST(Prefetcher, WalksAnIteratorRangeOnce) {
+  const std::vector<Nested> batches = {make_batch(0), make_batch(1), make_batch(2)};
+  auto prefetcher = prefetch_range(batches.begin(), batches.end(), torch::kCPU);
+  for (const Nested& expected : batches) {
+    const std::optional<Nested> got = prefetcher->next();
+    ASSERT_TRUE(got.has_value());
+    expect_same_values_on(*got, expected, torch::kCPU);
+  }
+  EXPECT_FALSE(prefetcher->next().has_value()) << "the range ended";
+}
+
 TEST(Prefetcher, RejectsANonPositiveDepth) {
   EXPECT_THROW(
       Prefetcher<Nested>(counting_source(1), torch::kCPU, PrefetchOptions{/*depth=*/0, {}}),
       c10::Error);
 }
+
+// The documented default (prefetcher.h): two batches ahead, so two slots of pinned host memory;
+// a deeper default would pin one more batch of host memory unasked.
+TEST(Prefetcher, DefaultsToTwoBatchesAhead) { EXPECT_EQ(PrefetchOptions{}.depth, 2); }
 
 TEST(Prefetcher, CudaTargetWithoutCudaSaysSo) {
   if (torch::cuda::is_available()) GTEST_SKIP() << "CUDA is present: this checks its absence";

@@ -16,7 +16,7 @@
 namespace tp {
 namespace {
 
-constexpr int kDeadlineS = 120;  // the probe loads LibTorch and runs five cells: ~2 s
+constexpr int kDeadlineS = 120;  // the probe loads LibTorch and runs seven cells: ~2 s
 constexpr int kExitFailed = 1;   // gtest_main.cpp: a test failed
 
 struct ProbeRun {
@@ -68,7 +68,7 @@ void expect_failed(const std::string& name, const std::string& why) {
 
 TEST(RunnerEndToEnd, TheProbeRanEveryCpuCellAndFailed) {
   EXPECT_EQ(probe().exit_code, kExitFailed) << probe().output;
-  EXPECT_EQ(probe().cells.size(), 5u) << probe().output;
+  EXPECT_EQ(probe().cells.size(), 7u) << probe().output;
 }
 
 TEST(RunnerEndToEnd, TheControlPasses) {
@@ -92,6 +92,18 @@ TEST(RunnerEndToEnd, AnErrorAboutTheWrongArgumentFails) {
 
 TEST(RunnerEndToEnd, NoErrorWhereOneIsExpectedFails) {
   expect_failed("raises_nothing", "ran without error");
+}
+
+// The fix's body runs, and its numeric check decides: a wrong answer fails the cell.
+TEST(RunnerEndToEnd, AFixWithTheWrongAnswerFails) {
+  expect_failed("wrong_answer", "differs from torch::full({2}, 3.0)");
+}
+
+TEST(RunnerEndToEnd, AFixWithTheRightAnswerPasses) {
+  const auto found = probe().cells.find("right_answer");
+  ASSERT_NE(found, probe().cells.end()) << probe().output;
+  EXPECT_EQ(found->second.at("status"), "pass") << found->second.dump(2);
+  EXPECT_EQ(found->second.at("category"), "passed");
 }
 
 }  // namespace

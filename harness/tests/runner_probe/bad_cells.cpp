@@ -1,4 +1,4 @@
-// Cells the real runner (internal/cell_runner.cpp, internal/expected_error.cpp) must fail, and one
+// Cells the real runner (internal/cell_runner.cpp, internal/expected_error.cpp) must fail, and two
 // it must pass, built into their own suite: torchplace_runner_probe. It is not a CTest suite of
 // its own (its cells are meant to fail); runner_end_to_end_test.cpp runs it as a child process
 // and reads its verdicts. The bodies run on every device axis value; the driver selects the cpu
@@ -6,6 +6,7 @@
 // message is LibTorch's ~2.8 wording, raised by hand (no CPU-only op names an argument).
 #include <torch/torch.h>
 
+#include <torchplace/numeric.h>
 #include <torchplace/scenario.h>
 
 namespace tp::runner_probe {
@@ -42,6 +43,19 @@ void raises_nothing(Cell& cell) {
   cell.under_test("add", [] { return torch::ones({2}) + 1; });
 }
 
+// A fix whose answer is wrong: it runs, and its numeric check must fail the cell.
+void wrong_answer(Cell& cell) {
+  const torch::Tensor sum = cell.under_test("add", [] { return torch::ones({2}) + 1; });
+  TP_EXPECT_CLOSE(sum, torch::full({2}, 3.0), 1e-6, 0.0);  // 2 is not 3
+}
+
+// The fix's control: the same check on the right answer passes.
+void right_answer(Cell& cell) {
+  const torch::Tensor sum = cell.under_test("add", [] { return torch::ones({2}) + 1; });
+  TP_EXPECT_CLOSE(sum, torch::full({2}, 2.0), 1e-6, 0.0);
+}
+
+Expect succeeds(const CellSpec&) { return Expect::success(); }
 Expect mismatch(const CellSpec&) { return Expect::error(ErrorClass::kDeviceMismatch); }
 Expect mismatch_on_target(const CellSpec&) {
   return Expect::error(ErrorClass::kDeviceMismatch).naming("target");
@@ -52,7 +66,9 @@ TP_SCENARIO(runner_probe)
                     {"raises_while_preparing", raises_while_preparing, mismatch},
                     {"raises_the_wrong_class", raises_the_wrong_class, mismatch},
                     {"names_the_wrong_argument", names_the_wrong_argument, mismatch_on_target},
-                    {"raises_nothing", raises_nothing, mismatch}})
+                    {"raises_nothing", raises_nothing, mismatch},
+                    {"wrong_answer", wrong_answer, succeeds},
+                    {"right_answer", right_answer, succeeds}})
     .on(DeviceAxis::kEach);
 
 }  // namespace
