@@ -94,19 +94,22 @@ class DeviceCheck {
         method_("wrapper_SIM_" + schema.name().substr(schema.name().find("::") + 2) +
                 (schema.overload_name().empty() ? "" : "_" + schema.overload_name())) {}
 
-  void tensor(const at::Tensor& tensor, const std::string& argument) {
-    if (!tensor.defined() || (cpu_scalars_ && is_cpu_scalar(tensor))) return;
+  // `written`: an in-place self or an out= argument, which CUDA's TensorIterator never takes as
+  // a CPU scalar (TensorIterator.cpp, compute_types: `!op.is_output`).
+  void tensor(const at::Tensor& tensor, const std::string& argument, bool written) {
+    if (!tensor.defined() || (cpu_scalars_ && !written && is_cpu_scalar(tensor))) return;
     c10::impl::check_and_update_common_device(common_, tensor, method_.c_str(), argument.c_str());
   }
 
-  void value(const c10::IValue& value, const std::string& argument) {
+  void value(const c10::IValue& value, const c10::Argument& argument) {
+    const bool written = argument.alias_info() != nullptr && argument.alias_info()->isWrite();
     if (value.isTensor()) {
-      tensor(value.toTensor(), argument);
+      tensor(value.toTensor(), argument.name(), written);
     } else if (value.isTensorList()) {
-      for (const at::Tensor& each : value.toTensorVector()) tensor(each, argument);
+      for (const at::Tensor& each : value.toTensorVector()) tensor(each, argument.name(), written);
     } else if (value.isList()) {  // Tensor?[] (indices)
       for (const c10::IValue& each : value.toListRef()) {
-        if (each.isTensor()) tensor(each.toTensor(), argument);
+        if (each.isTensor()) tensor(each.toTensor(), argument.name(), written);
       }
     }
   }
@@ -157,7 +160,7 @@ void check(const c10::FunctionSchema& schema, const torch::jit::Stack& stack, De
     const c10::Argument& argument = arguments[index];
     if (rule == Rule::kWrapper && argument.kwarg_only() && !argument.is_out()) continue;
     if (rule == Rule::kIndexing && argument.name() == "indices") continue;
-    check.value(stack[first + index], argument.name());
+    check.value(stack[first + index], argument);
   }
 }
 

@@ -99,6 +99,20 @@ TEST(SimExemptions, TensorIteratorOpsTakeAZeroDimCpuScalar) {
       << "a CPU tensor of one dimension is no scalar";
 }
 
+// CUDA's TensorIterator takes a 0-dim CPU tensor as a scalar only as an input (TensorIterator.cpp,
+// compute_types: `!op.is_output`): written into in place, or given as out=, it is refused.
+TEST(SimExemptions, AZeroDimCpuTensorWrittenIntoIsNoScalar) {
+  const torch::Tensor x = torch::full({}, 3.0f).to(tp::sim::device());
+  torch::Tensor cpu_scalar = torch::tensor(2.0f);  // 0-dim, CPU
+  EXPECT_EQ(tp::classify(message_of([&] { cpu_scalar.mul_(x); })),
+            tp::ErrorClass::kDeviceMismatch)
+      << "in place";
+  EXPECT_EQ(tp::classify(message_of([&] { torch::mul_out(cpu_scalar, x, x); })),
+            tp::ErrorClass::kDeviceMismatch)
+      << "out=";
+  EXPECT_EQ(cpu_scalar.item<float>(), 2.0f) << "refused before it was written";
+}
+
 // Structured operators (lerp, addcmul, clamp) first run LibTorch's generic kernel on the sim
 // (CompositeExplicitAutogradNonFunctional), whose meta function builds the TensorIterator with the
 // operator's own configuration, as CUDA's does: these refuse a 0-dim CPU tensor, as on CUDA.
