@@ -104,8 +104,7 @@ TEST(SimExemptions, TensorIteratorOpsTakeAZeroDimCpuScalar) {
 TEST(SimExemptions, AZeroDimCpuTensorWrittenIntoIsNoScalar) {
   const torch::Tensor x = torch::full({}, 3.0f).to(tp::sim::device());
   torch::Tensor cpu_scalar = torch::tensor(2.0f);  // 0-dim, CPU
-  EXPECT_EQ(tp::classify(message_of([&] { cpu_scalar.mul_(x); })),
-            tp::ErrorClass::kDeviceMismatch)
+  EXPECT_EQ(tp::classify(message_of([&] { cpu_scalar.mul_(x); })), tp::ErrorClass::kDeviceMismatch)
       << "in place";
   EXPECT_EQ(tp::classify(message_of([&] { torch::mul_out(cpu_scalar, x, x); })),
             tp::ErrorClass::kDeviceMismatch)
