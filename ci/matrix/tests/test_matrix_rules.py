@@ -198,6 +198,15 @@ class NothingEverHeld(MatrixGateCase):
         doc["cells"][0]["by_version"]["2.6.0"] = entry("run_failed")  # category not_run
         self.judged(INPUT, doc, "status 2.6.0: 'run_failed' in a column that ran")
 
+    def test_a_run_that_judges_nothing_leaves_no_earlier_verdict(self):
+        # an earlier pass beside a run that could not be judged (a review's find): removed first
+        out = os.path.join(self.tmp, "verdict", "matrix-gate.json")
+        os.makedirs(os.path.dirname(out))
+        with open(out, "w", encoding="utf-8") as handle:
+            handle.write('{"verdict": "pass", "about": "an earlier run (synthetic)"}\n')
+        self.judged(INPUT, matrix(versions=()), "no versions", "--out", out)
+        self.assertFalse(os.path.exists(out))
+
     def test_a_pass_anywhere_is_not_this_failure(self):
         by_version = {"1.13.1": "skip", "2.6.0": "fail", "2.14.1": "pass"}  # fixed by 2.14.1
         done = self.judged(PASS, matrix(by_version=by_version))

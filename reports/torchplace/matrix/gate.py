@@ -328,8 +328,11 @@ def main(argv: List[str]) -> int:
 
 
 def judge_and_write(path: str, out: Optional[str]) -> int:
-    """The verdict on the matrix at path, written to out when given, then printed."""
+    """The verdict on the matrix at path, written to out when given, then printed. An earlier
+    verdict at out is removed first: a run that judges nothing leaves none behind."""
     try:
+        if out:
+            data.remove_outputs(os.path.dirname(os.path.abspath(out)), [os.path.basename(out)])
         matrix = data.load_matrix(path)
         verdict = gate(matrix, path)
         data.hold_sigterm()  # judged: a SIGTERM now waits until the verdict is out
