@@ -16,7 +16,7 @@
 namespace tp {
 namespace {
 
-constexpr int kDeadlineS = 120;  // the probe loads LibTorch and runs seven cells: ~2 s
+constexpr int kDeadlineS = 120;  // the probe loads LibTorch and runs eight cells: ~2 s
 constexpr int kExitFailed = 1;   // gtest_main.cpp: a test failed
 
 struct ProbeRun {
@@ -68,7 +68,7 @@ void expect_failed(const std::string& name, const std::string& why) {
 
 TEST(RunnerEndToEnd, TheProbeRanEveryCpuCellAndFailed) {
   EXPECT_EQ(probe().exit_code, kExitFailed) << probe().output;
-  EXPECT_EQ(probe().cells.size(), 7u) << probe().output;
+  EXPECT_EQ(probe().cells.size(), 8u) << probe().output;
 }
 
 TEST(RunnerEndToEnd, TheControlPasses) {
@@ -97,6 +97,11 @@ TEST(RunnerEndToEnd, NoErrorWhereOneIsExpectedFails) {
 // The fix's body runs, and its numeric check decides: a wrong answer fails the cell.
 TEST(RunnerEndToEnd, AFixWithTheWrongAnswerFails) {
   expect_failed("wrong_answer", "differs from torch::full({2}, 3.0)");
+}
+
+// A skip is a claim like any other: one that does not say why fails the cell.
+TEST(RunnerEndToEnd, ASkipWithoutANoteFails) {
+  expect_failed("skips_without_a_note", "a skip must say why");
 }
 
 TEST(RunnerEndToEnd, AFixWithTheRightAnswerPasses) {

@@ -56,6 +56,7 @@ void right_answer(Cell& cell) {
 }
 
 Expect succeeds(const CellSpec&) { return Expect::success(); }
+Expect skip_without_a_note(const CellSpec&) { return Expect::skip(""); }  // must say why
 Expect mismatch(const CellSpec&) { return Expect::error(ErrorClass::kDeviceMismatch); }
 Expect mismatch_on_target(const CellSpec&) {
   return Expect::error(ErrorClass::kDeviceMismatch).naming("target");
@@ -68,7 +69,8 @@ TP_SCENARIO(runner_probe)
                     {"names_the_wrong_argument", names_the_wrong_argument, mismatch_on_target},
                     {"raises_nothing", raises_nothing, mismatch},
                     {"wrong_answer", wrong_answer, succeeds},
-                    {"right_answer", right_answer, succeeds}})
+                    {"right_answer", right_answer, succeeds},
+                    {"skips_without_a_note", right_answer, skip_without_a_note}})
     .on(DeviceAxis::kEach);
 
 }  // namespace
