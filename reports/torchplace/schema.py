@@ -498,7 +498,7 @@ def exit_cleanly_on_sigterm() -> None:
     cannot cut the clean stop short (stops_cleanly drops it on the way out)."""
 
     def handler(signum: int, _frame: Optional[FrameType]) -> NoReturn:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        hold_sigterm()
         raise Terminated(f"stopped by signal {signum} (SIGTERM)")
 
     signal.signal(signal.SIGTERM, handler)

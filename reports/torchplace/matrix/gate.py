@@ -330,9 +330,10 @@ def main(argv: List[str]) -> int:
 def judge_and_write(path: str, out: Optional[str]) -> int:
     """The verdict on the matrix at path, written to out when given, then printed. An earlier
     verdict at out is removed first: a run that judges nothing leaves none behind."""
+    folder, name = os.path.dirname(os.path.abspath(out or ".")), os.path.basename(out or ".")
     try:
         if out:
-            data.remove_outputs(os.path.dirname(os.path.abspath(out)), [os.path.basename(out)])
+            data.remove_outputs(folder, [name])
         matrix = data.load_matrix(path)
         verdict = gate(matrix, path)
         data.hold_sigterm()  # judged: a SIGTERM now waits until the verdict is out
@@ -348,11 +349,7 @@ def judge_and_write(path: str, out: Optional[str]) -> int:
     code = exit_code(verdict)
     if out:
         try:  # a folder that is not there yet is made
-            data.write_set(
-                os.path.dirname(os.path.abspath(out)),
-                {os.path.basename(out): json.dumps(verdict, indent=1) + "\n"},
-                last=os.path.basename(out),
-            )
+            data.write_set(folder, {name: json.dumps(verdict, indent=1) + "\n"}, last=name)
         except OSError as error:
             _say(f"matrix gate: cannot write {out}: {error.strerror or error} (exit 3)")
             return EXIT_INPUT
