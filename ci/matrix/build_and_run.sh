@@ -9,6 +9,7 @@
 #   build.log      configure + build output (its first "error:" line becomes the column's first_error)
 #   results.json, scenarios-junit.xml, bench.json, index.html, summary.md   as `run` writes them
 #   messages.json  the message probe's observations (torchplace_message_probe)
+#   unit.json, unit.log   the harness unit tests' gtest report and output
 #   run.log        the output of the run and the probe
 # usage: build_and_run.sh <source dir> <build dir> <out dir>
 # Environment: TP_MATRIX_COMPILE_ONLY=1 stops after the build; TP_MATRIX_CMAKE_ARGS adds -D options;
@@ -63,6 +64,19 @@ TORCHPLACE_BENCH_REPETITIONS=1 TORCHPLACE_BENCH_MIN_TIME=0.01 TORCHPLACE_NO_INST
 tp_record "$record" build status=ok seconds=$build_seconds
 ((${#bench_args[@]})) || tp_record "$record" bench status=absent \
   note="torchplace_bench not built in this tree: benchmark pass skipped"
+
+# The harness's own unit tests (the sim, the fixes, the judge, the runner) on this LibTorch: the
+# scenarios alone never run them (a sim rule that holds on 1.13.1 and not on 2.14.1 showed only
+# here). Their gtest report is unit.json; the merge fails the column when one failed or none ran.
+unit=$build_dir/harness/torchplace_harness_tests
+if [[ -x "$unit" ]]; then
+  unit_status=0
+  timeout 900 "$unit" --gtest_output="json:$out/unit.json" >"$out/unit.log" 2>&1 || unit_status=$?
+  tp_record "$record" unit status="$( ((unit_status == 0)) && echo ok || echo failed)" \
+    exit=$unit_status
+else
+  tp_record "$record" unit status=absent note="torchplace_harness_tests not built in this tree"
+fi
 
 # The raw messages of the CPU-observable mistakes (ci/matrix/message_probe.cpp): built here, as
 # a plain build leaves it out (its build output goes to build.log); a tree without the target (an

@@ -106,6 +106,10 @@ TEST(SimDevices, OutputsLandOnTheInputsDevice) {
   torch::Tensor x = torch::randn({3, 3}).to(second);
   EXPECT_EQ(torch::mm(x, x).device(), second);
   EXPECT_EQ((torch::tensor(2.0f) + x).device(), second) << "a CPU scalar as first argument";
+  // where is no structured op: the CPU fallback runs it, and puts the output on its first tensor
+  // argument's device (CPUFallback.cpp, compute_target_device), here the CPU condition; CUDA's
+  // where takes a 0-dim CPU condition and answers on the device (TensorCompare.cpp, out_device).
+  EXPECT_EQ(torch::where(torch::tensor(true), x, x).device(), second) << "a CPU condition first";
   const auto [values, indices] = torch::max(x, 0);
   EXPECT_EQ(values.device(), second);
   EXPECT_EQ(indices.device(), second);
@@ -115,10 +119,21 @@ TEST(SimDevices, OutputsLandOnTheInputsDevice) {
 }
 
 // README: copies are synchronous whatever non_blocking says; each device has its default stream.
+// On 2.x a non_blocking copy from the sim to the CPU pins its destination (_to_copy's pin_out
+// names privateuseone beside cuda: TensorConversions.cpp, Debian's 2.6.0 source), and the sim has
+// no pinned allocator: it raises, where CUDA returns a pinned tensor (a README difference).
 TEST(SimDevices, CopiesAreSynchronousAndStreamsDefault) {
   const torch::Device second = tp::sim::device(1);
   const torch::Tensor host = torch::arange(4096, torch::kFloat);
-  const torch::Tensor back = host.to(second, /*non_blocking=*/true).to(torch::kCPU, true);
+  const torch::Tensor there = host.to(second, /*non_blocking=*/true);
+#if TP_TORCH_AT_LEAST(2, 6)
+  const std::string message = message_of([&] { there.to(torch::kCPU, /*non_blocking=*/true); });
+  EXPECT_EQ(tp::classify(message), tp::ErrorClass::kBackendUnavailable) << message;
+  EXPECT_NE(message.find("getPinnedMemoryAllocator"), std::string::npos) << message;
+  const torch::Tensor back = there.to(torch::kCPU);
+#else
+  const torch::Tensor back = there.to(torch::kCPU, /*non_blocking=*/true);
+#endif
   EXPECT_TRUE(torch::equal(back, host)) << "read back before any synchronize";
   auto* guard_impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1);
   EXPECT_EQ(guard_impl->getStream(second), c10::Stream(c10::Stream::DEFAULT, second));

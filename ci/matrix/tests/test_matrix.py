@@ -86,9 +86,35 @@ def fingerprint(version):
     }
 
 
-def write_column(out, version, status, cells=(), build_log="", scenarios_exit=0):
+def write_unit(column, failed=(), step="ok"):
+    """The harness unit tests' step and gtest report (unit.json, synthetic: two tests), as
+    build_and_run.sh leaves them; step absent: no report, the step says why."""
+    if step == "absent":
+        return {"status": "absent", "note": "torchplace_harness_tests not built in this tree"}
+    names = ["Synthetic.Passes", *failed]
+    suites = [
+        {
+            "name": name.split(".")[0],
+            "testsuite": [
+                {
+                    "name": name.split(".")[1],
+                    "status": "RUN",
+                    "result": "COMPLETED",
+                    **({"failures": [{"failure": "synthetic"}]} if name in failed else {}),
+                }
+            ],
+        }
+        for name in names
+    ]
+    with open(os.path.join(column, "unit.json"), "w") as handle:
+        json.dump({"tests": len(names), "testsuites": suites}, handle)
+    return {"status": "failed" if failed else step, "exit": 1 if failed else 0}
+
+
+def write_column(out, version, status, cells=(), build_log="", scenarios_exit=0, unit=()):
     """A column as build_and_run.sh leaves it: run.json (torchplace.run/1), build.log and, when
-    the scenarios ran, results.json. status: ok, build_failed, compiled or run_failed."""
+    the scenarios ran, results.json and the unit tests' report. status: ok, build_failed,
+    compiled or run_failed; unit: the unit tests that failed, or "absent" (no unit step)."""
     column = os.path.join(out, version)
     os.makedirs(column)
     steps = {
@@ -102,6 +128,7 @@ def write_column(out, version, status, cells=(), build_log="", scenarios_exit=0)
             scenarios["exit"] = scenarios_exit
         steps["scenarios"] = scenarios
         steps["bench"] = {"status": "absent", "note": "no torchplace_bench"}
+        steps["unit"] = write_unit(column, *(((), "absent") if unit == "absent" else (unit,)))
     with open(os.path.join(column, "run.json"), "w") as handle:
         json.dump({"schema": "torchplace.run/1", "steps": steps}, handle)
     with open(os.path.join(column, "build.log"), "w") as handle:
@@ -353,6 +380,57 @@ class GateTest(unittest.TestCase):
         verdict = gate.gate(self.matrix([cell(FIX)], [], new_status="build_failed"))
         self.assertEqual(verdict["verdict"], "fail")
         self.assertEqual(verdict["pairs"][0]["regressions"][0]["detail"], "x.cpp:1: error: boom")
+
+    def unit_verdict(self, unit, change=None):
+        """Both columns' cells pass; the newer one's unit tests are `unit` (failed names, or
+        "absent"); change(column_dir) alters its files before the merge."""
+        write_column(self.out, "1.13.1", "ok", [cell(FIX)])
+        write_column(self.out, "2.14.1", "ok", [cell(FIX)], unit=unit)
+        if change:
+            change(os.path.join(self.out, "2.14.1"))
+        return gate.gate(merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")]))
+
+    def test_a_unit_test_failing_on_one_version_fails_the_gate_naming_it(self):
+        verdict = self.unit_verdict(["SimDevices.OutputsLandOnTheInputsDevice"])
+        self.assertEqual(verdict["verdict"], "fail")
+        self.assertEqual(
+            [(f["kind"], f["id"], f["detail"]) for f in verdict["failures"]],
+            [("unit", "<2.14.1 unit tests>", "failed: SimDevices.OutputsLandOnTheInputsDevice")],
+        )
+        self.assertEqual(verdict["pairs"][0]["regressions"], [], "the cells are still compared")
+
+    def test_unit_tests_that_did_not_run_fail_the_gate(self):
+        def unreadable(column):
+            with open(os.path.join(column, "unit.json"), "w") as handle:
+                handle.write("{")
+
+        def no_test(column):
+            with open(os.path.join(column, "unit.json"), "w") as handle:
+                json.dump({"testsuites": []}, handle)
+
+        def no_step(column):
+            run = os.path.join(column, "run.json")
+            with open(run) as handle:
+                record = json.load(handle)
+            del record["steps"]["unit"]
+            with open(run, "w") as handle:
+                json.dump(record, handle)
+
+        cases = {"absent": ("absent", None), "unreadable": ((), unreadable)}
+        cases |= {"no test ran": ((), no_test), "no step": ((), no_step)}
+        for name, (unit, change) in cases.items():
+            with self.subTest(name):
+                self.tearDown()
+                self.setUp()
+                verdict = self.unit_verdict(unit, change)
+                self.assertEqual(verdict["verdict"], "fail")
+                self.assertEqual([f["kind"] for f in verdict["failures"]], ["unit"])
+
+    def test_unit_tests_that_passed_everywhere_pass(self):
+        verdict = self.unit_verdict(())
+        self.assertEqual(verdict["verdict"], "pass")
+        versions = merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")])
+        self.assertEqual(versions["versions"][1]["unit"], {"status": "ok", "ran": 1, "failed": []})
 
     def test_cell_failing_on_never_held_fails_the_gate(self):
         verdict = gate.gate(

@@ -51,6 +51,7 @@ def column(version, status="ok", fingerprint_version=None):
             "synthetic": "hand-made test data, not a measurement: a matrix "
             "column for the matrix gate's rule tests",
         },
+        "unit": {"status": "ok", "ran": 1, "failed": []},  # synthetic, as the fingerprint
     }
 
 

@@ -16,6 +16,7 @@ broke would otherwise vanish into a stated skip).
 It fails closed beyond the pairs too:
   column           any version column that is not "ok": it did not build, its scenario binary
                    crashed or exited with neither 0 nor 1, or it lacks cells another column has
+  unit             a column that ran whose harness unit tests failed or did not run (unit.py)
   never_held       a cell that failed where it ran and passed on no version (nothing ever held;
                    a skip holds nothing: skipped on the old version, failing on the new, fails)
 
@@ -38,6 +39,7 @@ from typing import List, Optional, TextIO, Tuple
 
 from torchplace import schema as data
 from torchplace.matrix.merge import comparable  # masks what differs on every run
+from torchplace.matrix.unit import unit_failures
 from torchplace.schema import EXIT_INPUT, EXIT_OK, EXIT_USAGE, JsonObject
 from torchplace.schema import EXIT_REGRESSION as EXIT_REGRESSED
 
@@ -250,7 +252,8 @@ def gate(matrix: JsonObject, path: str = "matrix.json") -> JsonObject:
     for old, new in zip(ordered, ordered[1:]):  # each version against its older neighbour
         regressions, changes = compare_pair(matrix, old, new)
         pairs.append({"old": old, "new": new, "regressions": regressions, "changes": changes})
-    failures = column_failures(matrix) + failing_everywhere(matrix)
+    failures = column_failures(matrix) + unit_failures(matrix["versions"])
+    failures += failing_everywhere(matrix)
     failed = bool(failures) or any(pair["regressions"] for pair in pairs)
     compared = compared_cells(matrix)
     if not compared and not failed:

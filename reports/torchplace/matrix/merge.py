@@ -5,7 +5,8 @@ A column's status comes from its run.json (schema torchplace.run/1): build_faile
 (--cuda-compile), run_failed (no scenarios step or no results.json), run_crashed (the scenario
 binary exited with neither 0 nor 1: a crash, a signal, or no exit recorded) or ok; an ok column
 that lacks cells another column has is "run_incomplete". Crashed and incomplete columns keep
-their results, so the cells they did finish still show.
+their results, so the cells they did finish still show. Each column that ran also carries the
+harness unit tests' result on its version (`unit`: torchplace/matrix/unit.py).
 
 usage: python3 -m torchplace.matrix.merge OUT VERSION[=ROOT] ... [--require-cuda-compile]
        (versions oldest first; --require-cuda-compile: OUT/cuda-2.6.0 must exist, else exit 3)
@@ -26,6 +27,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchplace import schema as data
 from torchplace.matrix.summary import render
+from torchplace.matrix.unit import column_unit
 from torchplace.schema import JsonObject
 
 # A column: its matrix.json entry and its results.json (None when it did not run).
@@ -140,6 +142,7 @@ def load_column(out_dir: str, version: str, root: Optional[str]) -> Column:
         if empty
         else None,
         "bench": bench.get("status", "absent"),
+        "unit": column_unit(column_dir, steps) if results else None,
     }
     if entry["bench"] == "absent":
         entry["bench_note"] = bench.get("note", "no benchmark pass in this column")

@@ -16,10 +16,20 @@ def _cell_text(entry: Optional[JsonObject]) -> str:
     return text
 
 
+def _unit_text(unit: Optional[JsonObject]) -> str:
+    if not unit:
+        return "-"
+    if unit["status"] == "ok":
+        return f"ok ({unit['ran']})"
+    failed = unit.get("failed") or []
+    return f"{unit['status']}: " + (", ".join(failed[:3]) or unit.get("note", ""))
+
+
 def _columns(matrix: JsonObject) -> List[str]:
     lines = [
-        "| LibTorch | root | status | root s | install s | build s | run s | bench | first error |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| LibTorch | root | status | root s | install s | build s | run s | bench | unit tests "
+        "| first error |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for v in matrix["versions"]:
         t = v["timings_s"]
@@ -27,7 +37,7 @@ def _columns(matrix: JsonObject) -> List[str]:
         lines.append(
             f"| {v['version']} | {v['root']} | {v['status']} | {root} | {t.get('install', '-')} "
             f"| {t.get('build', '-')} | {t.get('run', '-')} | {v.get('bench', '-')} "
-            f"| {v['first_error'] or ''} |"
+            f"| {_unit_text(v.get('unit'))} | {v['first_error'] or ''} |"
         )
     cuda = matrix.get("cuda_compile")
     if cuda:
