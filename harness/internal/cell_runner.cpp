@@ -21,7 +21,7 @@ namespace {
 
 constexpr uint64_t kSeed = 20261129;  // every cell starts from the same RNG state
 
-// CUDA devices a sticky error left unusable in this process: device -> the cell and message.
+// Accelerators a sticky error left unusable in this process: device -> the cell and message.
 std::map<std::string, std::string>& broken_devices() {
   static std::map<std::string, std::string> broken;
   return broken;
@@ -42,7 +42,8 @@ void note_sticky_error(const CellRecord& record) {
   if (record.observed_outcome != "error" || !is_sticky_cuda_error(record.message)) return;
   const std::string first_line = record.message.substr(0, record.message.find('\n'));
   for (const torch::Device& device : record.spec.placement().devices) {
-    if (device.is_cuda())
+    // any accelerator, not only CUDA: the sim stands for one in the runner's CPU-host tests
+    if (!device.is_cpu())
       broken_devices()[device.str()] = record.spec.id() + " (" + first_line + ")";
   }
 }

@@ -16,7 +16,7 @@
 namespace tp {
 namespace {
 
-constexpr int kDeadlineS = 120;  // the probe loads LibTorch and runs eight cells: ~2 s
+constexpr int kDeadlineS = 120;  // the probe loads LibTorch and runs ten cells: ~2 s
 constexpr int kExitFailed = 1;   // gtest_main.cpp: a test failed
 
 struct ProbeRun {
@@ -25,13 +25,13 @@ struct ProbeRun {
   std::map<std::string, nlohmann::json> cells;  // by case name
 };
 
-// Runs the probe's cpu cells under `timeout`, and reads the results file it writes.
-ProbeRun run_probe() {
+// Runs the probe's cells that `filter` selects under `timeout`, and reads the results file it
+// writes; cells are keyed by case, and by case/device when `by_device`.
+ProbeRun run_probe(const std::string& filter = "runner_probe.*device=cpu", bool by_device = false) {
   TempDir dir("runner_end_to_end");
   const std::string results = dir.file("results.json");
   const std::string command = "timeout -k 5 " + std::to_string(kDeadlineS) + " '" +
-                              TORCHPLACE_RUNNER_PROBE +
-                              "' --gtest_filter='runner_probe.*device=cpu'" +
+                              TORCHPLACE_RUNNER_PROBE + "' --gtest_filter='" + filter + "'" +
                               " --torchplace_results='" + results + "' 2>&1";
   ProbeRun run;
   FILE* pipe = popen(command.c_str(), "r");
@@ -44,7 +44,8 @@ ProbeRun run_probe() {
   if (!in) return run;
   const nlohmann::json doc = nlohmann::json::parse(in);  // kept: the loop reads into it
   for (const nlohmann::json& cell : doc.at("cells")) {
-    run.cells[cell.at("axes").at("case").get<std::string>()] = cell;
+    const std::string name = cell.at("axes").at("case").get<std::string>();
+    run.cells[by_device ? name + "/" + cell.at("device").get<std::string>() : name] = cell;
   }
   return run;
 }
@@ -68,7 +69,7 @@ void expect_failed(const std::string& name, const std::string& why) {
 
 TEST(RunnerEndToEnd, TheProbeRanEveryCpuCellAndFailed) {
   EXPECT_EQ(probe().exit_code, kExitFailed) << probe().output;
-  EXPECT_EQ(probe().cells.size(), 8u) << probe().output;
+  EXPECT_EQ(probe().cells.size(), 10u) << probe().output;
 }
 
 TEST(RunnerEndToEnd, TheControlPasses) {
@@ -102,6 +103,27 @@ TEST(RunnerEndToEnd, AFixWithTheWrongAnswerFails) {
 // A skip is a claim like any other: one that does not say why fails the cell.
 TEST(RunnerEndToEnd, ASkipWithoutANoteFails) {
   expect_failed("skips_without_a_note", "a skip must say why");
+}
+
+// A sticky error breaks its accelerator for the rest of the process: the cell fails, and a later
+// cell on that device skips naming it (sim0 stands for a CUDA device); the CPU is never broken.
+TEST(RunnerEndToEnd, AStickyErrorSkipsTheLaterCellsOnItsDeviceOnly) {
+  const ProbeRun run = run_probe(
+      "runner_probe.case=sticky_*device=cpu:runner_probe.case=sticky_*"
+      "device=sim0",
+      /*by_device=*/true);
+  ASSERT_EQ(run.cells.size(), 4u) << run.output;
+  for (const char* device : {"cpu", "sim:0"}) {
+    const nlohmann::json& broke = run.cells.at(std::string("sticky_breaks_its_device/") + device);
+    EXPECT_EQ(broke.at("status"), "fail") << broke.dump(2);
+  }
+  EXPECT_EQ(run.cells.at("sticky_then_a_fix/cpu").at("status"), "pass") << run.output;
+  const nlohmann::json& after = run.cells.at("sticky_then_a_fix/sim:0");
+  EXPECT_EQ(after.at("status"), "skip") << after.dump(2);
+  EXPECT_EQ(after.value("skip_code", ""), "device_unusable") << after.dump(2);
+  EXPECT_NE(after.at("reason").get<std::string>().find("sticky_breaks_its_device"),
+            std::string::npos)
+      << after.dump(2);
 }
 
 TEST(RunnerEndToEnd, AFixWithTheRightAnswerPasses) {

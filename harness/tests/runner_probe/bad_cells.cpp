@@ -55,6 +55,14 @@ void right_answer(Cell& cell) {
   TP_EXPECT_CLOSE(sum, torch::full({2}, 2.0), 1e-6, 0.0);
 }
 
+// A sticky error on the cell's accelerator (CUDA's words for cudaErrorIllegalAddress, as
+// c10/cuda/CUDAException.cpp prefixes them): the runner must fail the cell and skip every later
+// cell on that device, naming this one. On sim0 it stands for a CUDA device on a CPU host.
+void breaks_its_device(Cell& cell) {
+  cell.under_test(
+      "kernel", [] { TORCH_CHECK(false, "CUDA error: an illegal memory access was encountered"); });
+}
+
 Expect succeeds(const CellSpec&) { return Expect::success(); }
 Expect skip_without_a_note(const CellSpec&) { return Expect::skip(""); }  // must say why
 Expect mismatch(const CellSpec&) { return Expect::error(ErrorClass::kDeviceMismatch); }
@@ -70,7 +78,9 @@ TP_SCENARIO(runner_probe)
                     {"raises_nothing", raises_nothing, mismatch},
                     {"wrong_answer", wrong_answer, succeeds},
                     {"right_answer", right_answer, succeeds},
-                    {"skips_without_a_note", right_answer, skip_without_a_note}})
+                    {"skips_without_a_note", right_answer, skip_without_a_note},
+                    {"sticky_breaks_its_device", breaks_its_device, succeeds},
+                    {"sticky_then_a_fix", right_answer, succeeds}})
     .on(DeviceAxis::kEach);
 
 }  // namespace

@@ -48,7 +48,8 @@ def column_unit(column_dir: str, steps: Dict[str, JsonObject]) -> JsonObject:
     except (OSError, ValueError) as error:  # json.JSONDecodeError is a ValueError
         note = f"no readable gtest report ({REPORT}: {error}); the binary exited {step.get('exit')}"
         return {"status": "failed", "ran": 0, "failed": [], "note": note}
-    ok = step.get("status") == "ok" and step.get("exit") == 0 and found["ran"] and not found["failed"]
+    passed = found["ran"] and not found["failed"]
+    ok = step.get("status") == "ok" and step.get("exit") == 0 and passed
     entry: JsonObject = {"status": "ok" if ok else "failed", **found}
     if not ok and not found["failed"]:
         entry["note"] = (
