@@ -381,57 +381,6 @@ class GateTest(unittest.TestCase):
         self.assertEqual(verdict["verdict"], "fail")
         self.assertEqual(verdict["pairs"][0]["regressions"][0]["detail"], "x.cpp:1: error: boom")
 
-    def unit_verdict(self, unit, change=None):
-        """Both columns' cells pass; the newer one's unit tests are `unit` (failed names, or
-        "absent"); change(column_dir) alters its files before the merge."""
-        write_column(self.out, "1.13.1", "ok", [cell(FIX)])
-        write_column(self.out, "2.14.1", "ok", [cell(FIX)], unit=unit)
-        if change:
-            change(os.path.join(self.out, "2.14.1"))
-        return gate.gate(merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")]))
-
-    def test_a_unit_test_failing_on_one_version_fails_the_gate_naming_it(self):
-        verdict = self.unit_verdict(["SimDevices.OutputsLandOnTheInputsDevice"])
-        self.assertEqual(verdict["verdict"], "fail")
-        self.assertEqual(
-            [(f["kind"], f["id"], f["detail"]) for f in verdict["failures"]],
-            [("unit", "<2.14.1 unit tests>", "failed: SimDevices.OutputsLandOnTheInputsDevice")],
-        )
-        self.assertEqual(verdict["pairs"][0]["regressions"], [], "the cells are still compared")
-
-    def test_unit_tests_that_did_not_run_fail_the_gate(self):
-        def unreadable(column):
-            with open(os.path.join(column, "unit.json"), "w") as handle:
-                handle.write("{")
-
-        def no_test(column):
-            with open(os.path.join(column, "unit.json"), "w") as handle:
-                json.dump({"testsuites": []}, handle)
-
-        def no_step(column):
-            run = os.path.join(column, "run.json")
-            with open(run) as handle:
-                record = json.load(handle)
-            del record["steps"]["unit"]
-            with open(run, "w") as handle:
-                json.dump(record, handle)
-
-        cases = {"absent": ("absent", None), "unreadable": ((), unreadable)}
-        cases |= {"no test ran": ((), no_test), "no step": ((), no_step)}
-        for name, (unit, change) in cases.items():
-            with self.subTest(name):
-                self.tearDown()
-                self.setUp()
-                verdict = self.unit_verdict(unit, change)
-                self.assertEqual(verdict["verdict"], "fail")
-                self.assertEqual([f["kind"] for f in verdict["failures"]], ["unit"])
-
-    def test_unit_tests_that_passed_everywhere_pass(self):
-        verdict = self.unit_verdict(())
-        self.assertEqual(verdict["verdict"], "pass")
-        versions = merge.merge(self.out, [("1.13.1", "host-bookworm"), ("2.14.1", "sid")])
-        self.assertEqual(versions["versions"][1]["unit"], {"status": "ok", "ran": 1, "failed": []})
-
     def test_cell_failing_on_never_held_fails_the_gate(self):
         verdict = gate.gate(
             self.matrix(

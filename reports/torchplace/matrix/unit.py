@@ -17,6 +17,7 @@ from typing import Dict, List
 from torchplace.schema import JsonObject
 
 REPORT = "unit.json"  # gtest's --gtest_output=json report, in the column's folder
+SHOWN = 10  # failing tests a gate failure names; matrix.json keeps them all
 
 
 def _report(path: str) -> JsonObject:
@@ -67,13 +68,16 @@ def unit_failures(versions: List[JsonObject]) -> List[JsonObject]:
         unit = column.get("unit") or {"status": "absent", "note": "matrix.json records no unit"}
         if column["status"] != "ok" or unit["status"] == "ok":
             continue
-        names = ", ".join(unit.get("failed", [])[:10])
+        failed = unit.get("failed") or []
+        names = ", ".join(failed[:SHOWN]) + (
+            f" and {len(failed) - SHOWN} more" if len(failed) > SHOWN else ""
+        )
         found.append(
             {
                 "id": f"<{column['version']} unit tests>",
                 "kind": "unit",
                 "status": unit["status"],
-                "detail": (f"failed: {names}" if names else "") or unit.get("note", ""),
+                "detail": f"failed: {names}" if failed else unit.get("note", ""),
             }
         )
     return found

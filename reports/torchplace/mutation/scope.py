@@ -31,7 +31,10 @@ CPP_BINARY = "torchplace_harness_tests"
 # a mutant on such a line would be "killed" by the text's absence, not by a test of behaviour;
 # gate.extra_work_share times benchmarks, not the gate.
 GATE_TESTS = (r"^gate\.", r"^gate\.(speed_mutations|behaviour_mutations|extra_work_share)$")
-MATRIX_TESTS = (r"^matrix\.(merge_and_gate|command_line|gate_rules|fan_out|kills|kills_cli)$", "")
+MATRIX_TESTS = (
+    r"^matrix\.(merge_and_gate|command_line|gate_rules|fan_out|kills|kills_cli|unit)$",
+    "",
+)
 PYTHON = {
     "reports/torchplace/gate/behaviour.py": GATE_TESTS,
     "reports/torchplace/gate/cli.py": GATE_TESTS,
