@@ -9,7 +9,7 @@ import unittest
 
 from test_matrix import FIX, cell, write_column
 from torchplace.matrix import gate, merge
-from torchplace.matrix.unit import SHOWN, column_unit
+from torchplace.matrix.unit import column_unit
 
 VERSIONS = [("1.13.1", "host-bookworm"), ("2.14.1", "sid")]
 
@@ -156,11 +156,14 @@ class UnitRule(unittest.TestCase):
         versions = merge.merge(self.out, VERSIONS)
         self.assertEqual(versions["versions"][1]["unit"], {"status": "ok", "ran": 1, "failed": []})
 
-    def test_a_long_list_of_failures_names_the_first_ones_and_counts_the_rest(self):
-        names = [f"Synthetic.Fails{index:02d}" for index in range(SHOWN + 2)]
-        verdict = self.unit_verdict(names)
-        detail = verdict["failures"][0]["detail"]
-        self.assertEqual(detail, "failed: " + ", ".join(names[:SHOWN]) + " and 2 more")
+    def test_a_long_list_of_failures_names_the_first_ten_and_counts_the_rest(self):
+        for count, shown, more in ((12, 10, " and 2 more"), (10, 10, ""), (9, 9, "")):
+            with self.subTest(count=count):
+                self.tearDown()
+                self.setUp()
+                names = [f"Synthetic.Fails{index:02d}" for index in range(count)]
+                detail = self.unit_verdict(names)["failures"][0]["detail"]
+                self.assertEqual(detail, "failed: " + ", ".join(names[:shown]) + more)
 
 
 if __name__ == "__main__":
