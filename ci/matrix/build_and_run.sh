@@ -71,7 +71,10 @@ tp_record "$record" build status=ok seconds=$build_seconds
 unit=$build_dir/harness/torchplace_harness_tests
 if [[ -x "$unit" ]]; then
   unit_status=0
-  timeout 900 "$unit" --gtest_output="json:$out/unit.json" >"$out/unit.log" 2>&1 || unit_status=$?
+  rm -f "$out/unit.json" # an earlier run's report must not stand for this one
+  # every test, whatever GTEST_FILTER or GTEST_SHARD_* the caller's environment holds
+  (unset "${!GTEST_@}" && timeout -k 30 900 "$unit" --gtest_filter='*' \
+    --gtest_output="json:$out/unit.json" >"$out/unit.log" 2>&1) || unit_status=$?
   tp_record "$record" unit status="$( ((unit_status == 0)) && echo ok || echo failed)" \
     exit=$unit_status
 else

@@ -16,14 +16,15 @@ broke would otherwise vanish into a stated skip).
 It fails closed beyond the pairs too:
   column           any version column that is not "ok": it did not build, its scenario binary
                    crashed or exited with neither 0 nor 1, or it lacks cells another column has
-  unit             a column that ran whose harness unit tests failed or did not run (unit.py)
+  unit             a column that ran whose harness unit tests failed or did not run, or a unit
+                   test that passed on a version and is skipped or gone on the next (unit.py)
   never_held       a cell that failed where it ran and passed on no version (nothing ever held;
                    a skip holds nothing: skipped on the old version, failing on the new, fails)
 
 It cannot judge (exit 3) a matrix with no versions, a version listed twice, versions not oldest
 first, a column whose fingerprint names another LibTorch than its label, a cell keyed by a
-version that is not a column (or lacking one that ran every cell), or one in which no cell passed
-or failed anywhere.
+version that is not a column (or lacking one that ran every cell), a malformed unit entry, or one
+in which no cell passed or failed anywhere.
 
 usage: python3 -m torchplace.matrix.gate MATRIX_JSON [--out VERDICT_JSON]   (--out's folder is made)
 exit: 0 no cell regressed, 2 a cell regressed, 3 unreadable, malformed or unjudgeable input,
@@ -39,7 +40,7 @@ from typing import List, Optional, TextIO, Tuple
 
 from torchplace import schema as data
 from torchplace.matrix.merge import comparable  # masks what differs on every run
-from torchplace.matrix.unit import unit_failures
+from torchplace.matrix.unit import check_units, unit_failures
 from torchplace.schema import EXIT_INPUT, EXIT_OK, EXIT_USAGE, JsonObject
 from torchplace.schema import EXIT_REGRESSION as EXIT_REGRESSED
 
@@ -203,6 +204,7 @@ def check_versions(matrix: JsonObject, path: str) -> None:
                 f"results' fingerprint says LibTorch {found}"
             )
     check_cells(matrix, path)
+    check_units(matrix["versions"], path)
 
 
 def check_cells(matrix: JsonObject, path: str) -> None:

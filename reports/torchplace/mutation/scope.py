@@ -32,7 +32,7 @@ CPP_BINARY = "torchplace_harness_tests"
 # gate.extra_work_share times benchmarks, not the gate.
 GATE_TESTS = (r"^gate\.", r"^gate\.(speed_mutations|behaviour_mutations|extra_work_share)$")
 MATRIX_TESTS = (
-    r"^matrix\.(merge_and_gate|command_line|gate_rules|fan_out|kills|kills_cli|unit)$",
+    r"^matrix\.(merge_and_gate|command_line|gate_rules|fan_out|kills|kills_cli|unit|unit_inputs)$",
     "",
 )
 PYTHON = {
