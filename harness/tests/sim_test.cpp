@@ -133,10 +133,11 @@ TEST(Sim, SaveAndLoad) {
   EXPECT_TRUE(torch::equal(bias.cpu(), saved->bias.cpu()));
 }
 
+// From 2.4, CUDA's autocast policy on sim:0: linear in fp16, log_softmax and the loss in fp32,
+// and a CPU target is neither cast nor let through. Before 2.4 autocast cannot be switched on for
+// PrivateUse1: tp::compat refuses it. One test on every version, so that the matrix sees it run.
+TEST(Sim, AutocastCastsLikeCudaFrom2_4) {
 #if TP_TORCH_AT_LEAST(2, 4)
-// CUDA's autocast policy on sim:0: linear in fp16, log_softmax and the loss in fp32, and a CPU
-// target is neither cast nor let through.
-TEST(Sim, AutocastCastsLikeCuda) {
   const torch::Device device = tp::sim::device();
   torch::nn::Linear model(kFeatures, kClasses);
   model->to(device);
@@ -151,13 +152,10 @@ TEST(Sim, AutocastCastsLikeCuda) {
   const std::string message = message_of([&] { torch::nll_loss(log_probs, target); });
   EXPECT_NE(message.find("same device"), std::string::npos) << "'" << message << "'";
   EXPECT_EQ(torch::nll_loss(log_probs, target.to(device)).scalar_type(), torch::kFloat);
-}
 #else
-// Before 2.4 autocast cannot be switched on for PrivateUse1: tp::compat refuses it.
-TEST(Sim, AutocastRefusedBefore2_4) {
   EXPECT_FALSE(tp::compat::autocast_supported(c10::kPrivateUse1));
   EXPECT_THROW(tp::compat::AutocastGuard guard(c10::kPrivateUse1, torch::kHalf), c10::Error);
-}
 #endif
+}
 
 }  // namespace

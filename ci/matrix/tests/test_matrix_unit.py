@@ -67,6 +67,20 @@ class ColumnUnit(unittest.TestCase):
                 self.assertIn("not a gtest report", entry["note"])
                 self.assertIn("exited 1", entry["note"])
 
+    def test_failure_counts_that_agree_with_the_tests_pass(self):
+        doc = report(("A.Holds", "COMPLETED", False), ("A.Also", "COMPLETED", False))
+        doc["failures"], doc["testsuites"][0]["failures"] = 0, 0  # as gtest writes them
+        self.assertEqual(self.entry(doc)["status"], "ok")
+
+    def test_a_failure_count_that_lists_no_failing_test_is_not_a_pass(self):
+        for where in ("report", "suite"):
+            with self.subTest(where):
+                doc = report(("A.Holds", "COMPLETED", False))
+                (doc if where == "report" else doc["testsuites"][0])["failures"] = 1
+                entry = self.entry(doc)
+                self.assertEqual(entry["status"], "failed")
+                self.assertIn("failure", entry["note"])
+
     def test_a_failing_test_is_named_and_needs_no_note(self):
         doc = report(("A.Holds", "COMPLETED", False), ("B.Breaks", "COMPLETED", True))
         entry = self.entry(doc, {"status": "failed", "exit": 1})
