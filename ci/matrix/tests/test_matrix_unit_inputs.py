@@ -256,10 +256,22 @@ class GateOnMatrixDocuments(unittest.TestCase):
     def test_a_malformed_unit_entry_is_an_input_error_naming_it(self):
         """Low: a unit entry that is a string, lacks status or names non-strings raises
         TypeError/KeyError; the CLI turns it into a vague "tool error" exit 3."""
-        for unit in ("ok", {"ran": 3}, {"status": "failed", "failed": [1]}):
+        for unit in (
+            "ok",
+            {"ran": 3},
+            {"status": "failed", "failed": [1]},
+            {"status": "failed", "failed": [], "tests": ["Sim.A"]},
+        ):
             with self.subTest(unit=unit):
                 with self.assertRaises(schema.InputError):
                     gate.gate(self.matrix(unit))
+
+    def test_a_column_that_did_not_run_is_the_column_rule_s_alone(self):
+        doc = self.matrix(None)
+        doc["versions"][1]["status"] = "build_failed"
+        doc["cells"][0]["by_version"]["2.14.1"] = {"status": "build_failed"}
+        verdict = gate.gate(doc)
+        self.assertEqual([f["kind"] for f in verdict["failures"]], ["column"])
 
 
 if __name__ == "__main__":
