@@ -24,9 +24,6 @@
 #undef TP_SIM_NOCHECK
 
 namespace tp::sim::detail {
-namespace {
-
-std::atomic<long long> calls{0};
 
 // The column of device_checks.inc for this LibTorch: the newest listed version not newer than it.
 int version_column() {
@@ -40,6 +37,10 @@ int version_column() {
   }
   return column;
 }
+
+namespace {
+
+std::atomic<long long> calls{0};
 
 // "name.overload" -> the yaml's comment, for the operators whose CUDA wrapper does not check.
 const std::unordered_map<std::string, std::string>& nocheck_ops() {

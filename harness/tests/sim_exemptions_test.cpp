@@ -18,6 +18,7 @@
 #include "error_class.h"
 #include "internal/expected_error.h"
 #include "raised_message.h"
+#include "sim/sim_internal.h"
 
 namespace sim_exemptions_test {  // unity-built with the other harness tests
 namespace {
@@ -69,6 +70,12 @@ TEST(SimExemptions, TheTableMatchesTheInstalledLibTorch) {
         << "listed NoCheck for " << TORCH_VERSION << " but not in its dispatcher: " << name;
   }
   EXPECT_GT(listed, 500) << "too few NoCheck operators for this version: a parse went wrong";
+}
+
+// The device check reads the installed version's column (on 1.13.1 the first: a column stuck at
+// the first shows only on a newer LibTorch, in the matrix's unit step).
+TEST(SimExemptions, TheCheckReadsTheInstalledColumn) {
+  EXPECT_EQ(tp::sim::detail::version_column(), installed_column()) << TORCH_VERSION;
 }
 
 // nll_loss_forward's CUDA wrapper checks `target`: a 0-dim CPU label (a per-sample loop) raises.
