@@ -33,7 +33,7 @@ def _test_status(test: object) -> str:
     if test.get("status") == "RUN" and test.get("result") == "COMPLETED":
         return "pass"
     raise ValueError(
-        f"test {test['name']}: status {test.get('status')!r}, " f"result {test.get('result')!r}"
+        f"test {test['name']}: status {test.get('status')!r}, result {test.get('result')!r}"
     )
 
 
