@@ -9,7 +9,7 @@ import unittest
 
 from test_matrix import FIX, cell, write_column
 from torchplace.matrix import gate, merge
-from torchplace.matrix.unit import column_unit
+from torchplace.matrix.unit import column_unit, unit_failures
 
 VERSIONS = [("1.13.1", "host-bookworm"), ("2.14.1", "sid")]
 
@@ -100,6 +100,15 @@ class ColumnUnit(unittest.TestCase):
             entry["note"], "the binary timed out (900 s) though no test in its report failed"
         )
 
+    def test_an_ok_step_without_an_exit_is_no_pass(self):
+        entry = self.entry(report(("A.Holds", "COMPLETED", False)), {"status": "ok", "exit": None})
+        self.assertEqual(entry["status"], "failed")
+
+    def test_a_step_that_ran_and_left_no_report_failed(self):
+        entry = self.entry(None, {"status": "failed", "exit": 139})
+        self.assertEqual(entry["status"], "failed", "absent means no unit step, not no report")
+        self.assertIn("exited 139", entry["note"])
+
     def test_an_absent_step_keeps_its_reason(self):
         step = {"status": "absent", "note": "synthetic: not built"}
         self.assertEqual(
@@ -109,6 +118,35 @@ class ColumnUnit(unittest.TestCase):
             column_unit(self.dir, {}),
             {"status": "absent", "note": "run.json records no unit step"},
         )
+
+
+def column(version, tests, status="ok"):
+    """A synthetic matrix.json column whose unit entry has `tests` (name -> pass, fail, skip)."""
+    failed = [name for name, state in tests.items() if state == "fail"]
+    unit = {"status": status, "ran": len(tests), "failed": failed, "tests": tests}
+    return {"version": version, "status": "ok", "unit": unit}
+
+
+class LostTests(unittest.TestCase):
+    """unit_failures(): a test lost is judged against the last column whose tests were ok."""
+
+    def test_each_column_is_compared_with_the_previous_ok_one_not_the_first(self):
+        versions = [
+            column("1.13.1", {"S.X": "pass"}),
+            column("2.6.0", {"S.X": "pass", "S.Y": "pass"}),
+            column("2.14.1", {"S.X": "pass"}),
+        ]
+        details = [f["detail"] for f in unit_failures(versions)]
+        self.assertEqual(details, ["passed on 2.6.0, skipped or gone here: S.Y"])
+
+    def test_a_failed_column_is_not_the_reference_for_the_next(self):
+        versions = [
+            column("1.13.1", {"S.X": "pass"}),
+            column("2.6.0", {"S.X": "fail"}, status="failed"),
+            column("2.14.1", {"S.Z": "pass"}),
+        ]
+        details = [f["detail"] for f in unit_failures(versions)]
+        self.assertEqual(details, ["failed: S.X", "passed on 1.13.1, skipped or gone here: S.X"])
 
 
 class UnitRule(unittest.TestCase):
