@@ -4,7 +4,8 @@
 //   <suite> [gtest flags] [--torchplace_results=PATH]
 //
 // Exit codes: 0 every test passed or was skipped; 1 a test failed; 64 bad arguments;
-// 3 the results file could not be written.
+// 3 cannot judge: a scenario is malformed (register_cells names it), or the results file could
+// not be written.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -15,7 +16,7 @@
 namespace {
 
 constexpr int kExitUsage = 64;  // as ci/torchplace: 2 means a behaviour regression there
-constexpr int kExitWrite = 3;
+constexpr int kExitCannotJudge = 3;
 
 // Copies GoogleTest's verdict, skip reason and failure text into the cell's record, and rewrites
 // the results file after every cell, so a crash keeps every cell finished before it.
@@ -72,10 +73,15 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
   }
-  tp::register_cells();
+  try {
+    tp::register_cells();
+  } catch (const std::exception& error) {  // a scenario without a body, say: no cell can run
+    std::cerr << argv[0] << ": " << error.what() << "\n";
+    return kExitCannotJudge;
+  }
   ::testing::UnitTest::GetInstance()->listeners().Append(new RecordingListener(results_path));
   const int status = RUN_ALL_TESTS();
   if (results_path.empty()) return status;
   // Once more at the end: a run whose filter selected no cell still writes its (empty) file.
-  return RecordingListener::write_results(results_path) ? status : kExitWrite;
+  return RecordingListener::write_results(results_path) ? status : kExitCannotJudge;
 }

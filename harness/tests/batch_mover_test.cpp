@@ -2,6 +2,8 @@
 // every build has, each container kind it supports shows that its tensors moved (targets too).
 #include <torchplace/fixes/batch_mover.h>
 #include <torchplace/placement.h>  // tp::kMeta
+#include <torchplace/sim/sim.h>
+#include <torchplace/sim/transfer_log.h>
 
 #include <gtest/gtest.h>
 
@@ -105,6 +107,19 @@ TEST(BatchMover, MovesExamplesDataAndTargetsToMeta) {
   }
   const torch::data::TensorExample unlabelled{torch::arange(4)};
   EXPECT_TRUE(on_meta(to_device(unlabelled, kMeta).data, unlabelled.data)) << "TensorExample";
+}
+
+// A move blocks unless asked (pageable host memory copies synchronously anyway): the sim's transfer
+// log counts each copy's non_blocking flag.
+TEST(BatchMover, BlocksByDefaultAndOnRequestDoesNot) {
+  const std::vector<torch::Tensor> batch{torch::ones({3}), torch::zeros({2})};
+  tp::sim::TransferLog log;
+  const auto blocking = to_device(batch, tp::sim::device());
+  EXPECT_EQ(log.host_to_device().copies, 2);
+  EXPECT_EQ(log.host_to_device().non_blocking, 0) << log.summary();
+  const auto asynchronous = to_device(batch, tp::sim::device(), {/*non_blocking=*/true});
+  EXPECT_EQ(log.host_to_device().copies, 4);
+  EXPECT_EQ(log.host_to_device().non_blocking, 2) << log.summary();
 }
 
 }  // namespace

@@ -53,6 +53,11 @@ INSTANTIATE_TEST_SUITE_P(GuideTable, ClassifyTest, ::testing::ValuesIn(kCases),
                                   std::to_string(info.index);
                          });
 
+// A value outside the enumeration (a cast from a corrupt record) still has a label: the fallback.
+TEST(ErrorClassNames, AValueOutsideTheEnumIsUnclassified) {
+  EXPECT_EQ(name_of(static_cast<ErrorClass>(255)), "Unclassified");
+}
+
 TEST(StickyCudaErrors, OnlyErrorsThatBreakTheContextCount) {
   EXPECT_TRUE(is_sticky_cuda_error("CUDA error: an illegal memory access was encountered"));
   EXPECT_TRUE(is_sticky_cuda_error("CUDA error: device-side assert triggered\nCUDA kernel errors"));

@@ -16,8 +16,9 @@
 namespace tp {
 namespace {
 
-constexpr int kDeadlineS = 120;  // the probe loads LibTorch and runs ten cells: ~2 s
-constexpr int kExitFailed = 1;   // gtest_main.cpp: a test failed
+constexpr int kDeadlineS = 120;      // the probe loads LibTorch and runs eleven cells: ~2 s
+constexpr int kExitFailed = 1;       // gtest_main.cpp: a test failed
+constexpr int kExitCannotJudge = 3;  // gtest_main.cpp: a malformed scenario
 
 struct ProbeRun {
   int exit_code = -1;
@@ -27,10 +28,12 @@ struct ProbeRun {
 
 // Runs the probe's cells that `filter` selects under `timeout`, and reads the results file it
 // writes; cells are keyed by case, and by case/device when `by_device`.
-ProbeRun run_probe(const std::string& filter = "runner_probe.*device=cpu", bool by_device = false) {
+// `env`: assignments put before the command (NAME=value ...).
+ProbeRun run_probe(const std::string& filter = "runner_probe.*device=cpu", bool by_device = false,
+                   const std::string& env = "") {
   TempDir dir("runner_end_to_end");
   const std::string results = dir.file("results.json");
-  const std::string command = "timeout -k 5 " + std::to_string(kDeadlineS) + " '" +
+  const std::string command = env + " timeout -k 5 " + std::to_string(kDeadlineS) + " '" +
                               TORCHPLACE_RUNNER_PROBE + "' --gtest_filter='" + filter + "'" +
                               " --torchplace_results='" + results + "' 2>&1";
   ProbeRun run;
@@ -69,7 +72,7 @@ void expect_failed(const std::string& name, const std::string& why) {
 
 TEST(RunnerEndToEnd, TheProbeRanEveryCpuCellAndFailed) {
   EXPECT_EQ(probe().exit_code, kExitFailed) << probe().output;
-  EXPECT_EQ(probe().cells.size(), 10u) << probe().output;
+  EXPECT_EQ(probe().cells.size(), 11u) << probe().output;
 }
 
 TEST(RunnerEndToEnd, TheControlPasses) {
@@ -124,6 +127,37 @@ TEST(RunnerEndToEnd, AStickyErrorSkipsTheLaterCellsOnItsDeviceOnly) {
   EXPECT_NE(after.at("reason").get<std::string>().find("sticky_breaks_its_device"),
             std::string::npos)
       << after.dump(2);
+}
+
+// An ordinary error (the expected one, here) leaves the accelerator usable: the next cell runs.
+TEST(RunnerEndToEnd, AnOrdinaryErrorLeavesItsDeviceUsable) {
+  const ProbeRun run = run_probe(
+      "runner_probe.case=raises_as_expected*device=sim0:runner_probe.case=right_answer*device="
+      "sim0");
+  ASSERT_EQ(run.cells.size(), 2u) << run.output;
+  EXPECT_EQ(run.cells.at("raises_as_expected").at("status"), "pass") << run.output;
+  EXPECT_EQ(run.cells.at("right_answer").at("status"), "pass") << run.output;
+}
+
+// A need the host does not meet skips the cell with its code and words; its body (a wrong answer,
+// which would fail) never runs.
+TEST(RunnerEndToEnd, AnUnmetNeedSkipsTheCell) {
+  const auto found = probe().cells.find("needs_what_is_missing");
+  ASSERT_NE(found, probe().cells.end()) << probe().output;
+  EXPECT_EQ(found->second.at("status"), "skip") << found->second.dump(2);
+  EXPECT_EQ(found->second.value("skip_code", ""), "needs_cuda") << found->second.dump(2);
+  EXPECT_NE(found->second.at("reason").get<std::string>().find("a need no host meets"),
+            std::string::npos)
+      << found->second.dump(2);
+}
+
+// A scenario without a body stops the runner before any cell, naming it: nothing was judged.
+TEST(RunnerEndToEnd, AScenarioWithoutABodyCannotBeJudged) {
+  const ProbeRun run = run_probe("*", false, "TORCHPLACE_PROBE_BODYLESS=1");
+  EXPECT_EQ(run.exit_code, kExitCannotJudge) << run.output;
+  EXPECT_NE(run.output.find("scenario bodyless_probe has no .run()"), std::string::npos)
+      << run.output;
+  EXPECT_TRUE(run.cells.empty()) << run.output;
 }
 
 TEST(RunnerEndToEnd, AFixWithTheRightAnswerPasses) {

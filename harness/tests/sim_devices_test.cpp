@@ -118,6 +118,30 @@ TEST(SimDevices, OutputsLandOnTheInputsDevice) {
   EXPECT_EQ(same.device(), second);
 }
 
+// index (NoCheck) takes each index on the CPU or on the indexed tensor's device, mixed in one call
+// (TensorAdvancedIndexing.cpp, check_indices_on_cpu_or_selfdevice); any other device is refused,
+// a CPU tensor indexed with device indices included.
+TEST(SimDevices, IndicesOnTheCpuOrTheIndexedTensorsDevice) {
+  const torch::Device first = tp::sim::device(0);
+  const torch::Tensor table = torch::arange(6).view({2, 3});
+  const torch::Tensor rows = torch::tensor({1, 0});
+  const torch::Tensor columns = torch::tensor({2, 0});
+  const torch::Tensor picked = table.to(first).index({rows, columns.to(first)});
+  EXPECT_EQ(picked.device(), first);
+  EXPECT_TRUE(torch::equal(picked.cpu(), table.index({rows, columns})));
+  using torch::indexing::Slice;  // a full slice is a None in the list of indices
+  const torch::Tensor sliced = table.to(first).index({Slice(), columns.to(first)});
+  EXPECT_TRUE(torch::equal(sliced.cpu(), table.index({Slice(), columns})));
+  const std::string refusal = "indices should be either on cpu or on the same device as the ";
+  for (const auto& [indexed, index] : {std::pair{table.to(first), rows.to(tp::sim::device(1))},
+                                       std::pair{table, rows.to(first)}}) {
+    const std::string message = message_of([&] { indexed.index({index}); });
+    EXPECT_EQ(message.rfind(refusal + "indexed tensor (" + indexed.device().str() + ")", 0), 0u)
+        << message;
+    EXPECT_EQ(tp::classify(message), tp::ErrorClass::kDeviceMismatch) << message;
+  }
+}
+
 // README: copies are synchronous whatever non_blocking says; each device has its default stream.
 // On 2.x a non_blocking copy from the sim to the CPU pins its destination (_to_copy's pin_out
 // names privateuseone beside cuda: TensorConversions.cpp, Debian's 2.6.0 source), and the sim has

@@ -178,6 +178,18 @@ TEST(SimExemptions, MaskedFillChecksItsMaskAsCudaDoes) {
   EXPECT_EQ(filled.cpu().sum().item<float>(), -1.0f);
 }
 
+// CPU indices pass only where the operator is `index` (NoCheck): max_unpool2d's CUDA wrapper
+// checks its `indices` argument like any other (native_functions.yaml: CUDA kernel, no NoCheck).
+TEST(SimExemptions, CpuIndicesOutsideIndexingAreRefused) {
+  const torch::Tensor pooled = torch::ones({1, 1, 1, 1}).to(tp::sim::device());
+  const torch::Tensor indices = torch::zeros({1, 1, 1, 1}, torch::kLong);  // CPU
+  const std::string message = message_of([&] { torch::max_unpool2d(pooled, indices, {2, 2}); });
+  EXPECT_EQ(tp::classify(message), tp::ErrorClass::kDeviceMismatch) << message;
+  EXPECT_NE(message.find("argument indices"), std::string::npos) << message;
+  const torch::Tensor unpooled = torch::max_unpool2d(pooled, indices.to(tp::sim::device()), {2, 2});
+  EXPECT_EQ(unpooled.cpu().sum().item<float>(), 1.0f);
+}
+
 // README difference: keyword-only tensor arguments are not checked by the wrapper (torchgen), and
 // the sim does not run CUDA's kernel, whose own checks (searchsorted's sorter) it therefore misses.
 TEST(SimExemptions, KeywordOnlyTensorsAreNotChecked) {

@@ -2,9 +2,13 @@
 // it must pass, built into their own suite: torchplace_runner_probe. It is not a CTest suite of
 // its own (its cells are meant to fail); runner_end_to_end_test.cpp runs it as a child process
 // and reads its verdicts. The bodies run on every device axis value; the driver selects the cpu
-// cells. The device mismatches are genuine (meta and CPU tensors in one add); the argument-naming
-// message is LibTorch's ~2.8 wording, raised by hand (no CPU-only op names an argument).
+// cells; one case's need is never met (it must skip). The device mismatches are genuine (meta and
+// CPU tensors in one add); the argument-naming message is LibTorch's ~2.8 wording, raised by hand
+// (no CPU-only op names an argument).
 #include <torch/torch.h>
+
+#include <cstdlib>
+#include <optional>
 
 #include <torchplace/numeric.h>
 #include <torchplace/scenario.h>
@@ -64,6 +68,9 @@ void breaks_its_device(Cell& cell) {
 }
 
 Expect succeeds(const CellSpec&) { return Expect::success(); }
+std::optional<Unmet> needs_what_is_missing(const CellSpec&) {
+  return Unmet{SkipCode::kNeedsCuda, "runner probe: a need no host meets"};
+}
 Expect skip_without_a_note(const CellSpec&) { return Expect::skip(""); }  // must say why
 Expect mismatch(const CellSpec&) { return Expect::error(ErrorClass::kDeviceMismatch); }
 Expect mismatch_on_target(const CellSpec&) {
@@ -80,8 +87,14 @@ TP_SCENARIO(runner_probe)
                     {"right_answer", right_answer, succeeds},
                     {"skips_without_a_note", right_answer, skip_without_a_note},
                     {"sticky_breaks_its_device", breaks_its_device, succeeds},
-                    {"sticky_then_a_fix", right_answer, succeeds}})
+                    {"sticky_then_a_fix", right_answer, succeeds},
+                    {"needs_what_is_missing", wrong_answer, succeeds, needs_what_is_missing}})
     .on(DeviceAxis::kEach);
+
+// A scenario without a body, registered only when the driver sets TORCHPLACE_PROBE_BODYLESS: the
+// runner must refuse it before any cell runs (exit 3, naming it).
+[[maybe_unused]] const bool kBodyless = std::getenv("TORCHPLACE_PROBE_BODYLESS") != nullptr &&
+                                        (Registry::add("bodyless_probe").expect(succeeds), true);
 
 }  // namespace
 }  // namespace tp::runner_probe
