@@ -79,7 +79,7 @@ std::string key_of(const c10::FunctionSchema& schema) {
 enum class Rule {
   kWrapper,         // the generated wrapper: out and positional tensors, no exemption
   kTensorIterator,  // NoCheck: the kernel's TensorIterator, a 0-dim CPU input passes as a scalar
-  kIndexing,        // NoCheck, as TensorIterator, and CPU indices accepted (moved to the device)
+  kIndexing,        // NoCheck, as TensorIterator; indices on the CPU or self's device
   kMaskedFill,      // NoCheck: the kernel's own check, mask on self's device, value any 0-dim
 };
 
