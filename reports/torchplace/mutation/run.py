@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -90,10 +91,34 @@ def configure(tree: Path, build: Path) -> None:
         raise CannotJudge(EXIT_ENV, "configuring the scratch copy failed (CMake's message above)")
 
 
+def run_group(args: Sequence[str], timeout_s: Optional[float] = None) -> Tuple[int, str]:
+    """(exit code, output) of a build run in a session of its own. On a timeout or any exception
+    (SIGTERM's SystemExit) the whole group is killed before it propagates: a compiler left
+    running would write a mutant's object after the file's restore, newer than the source, and
+    every later build would link it (seen: a kill set red unmutated)."""
+    process = subprocess.Popen(
+        list(args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = process.communicate(timeout=timeout_s)
+    except BaseException:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.communicate()
+        raise
+    return process.returncode, output
+
+
 def build(build_dir: Path, targets: Sequence[str], jobs: int) -> Tuple[bool, str]:
     args = ["nice", "cmake", "--build", str(build_dir), "-j", str(jobs), "--target", *targets]
-    done = subprocess.run(args, capture_output=True, text=True)
-    return done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    code, output = run_group(args)
+    return code == 0, output[-8000:]
 
 
 def run_tests(

@@ -12,7 +12,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from torchplace.mutation import operators_cpp, operators_py, pytests, scope
 from torchplace.mutation.operators_cpp import Mutant
-from torchplace.mutation.run import CannotJudge, configure, sync_tree
+from torchplace.mutation.run import CannotJudge, configure, run_group, sync_tree
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, ROOT
 
 FIRST_GUESS_S = {"cpp": 120.0, "py": 30.0}  # one mutant, until one of its kind was timed
@@ -75,10 +75,10 @@ class Scratch:
             scope.CPP_BINARY,
         ]
         try:
-            done = subprocess.run(args, capture_output=True, text=True, timeout=timeout_s)
+            code, output = run_group(args, timeout_s)
         except subprocess.TimeoutExpired:
             return False, f"build timed out after {timeout_s:.0f} s"
-        return done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        return code == 0, output[-6000:]
 
     def defines(self, macro: str) -> bool:
         """Whether the kill-set binary is compiled with `macro` on (-DNAME=1 or -DNAME in its
