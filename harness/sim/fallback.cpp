@@ -79,7 +79,7 @@ std::string key_of(const c10::FunctionSchema& schema) {
 enum class Rule {
   kWrapper,         // the generated wrapper: out and positional tensors, no exemption
   kTensorIterator,  // NoCheck: the kernel's TensorIterator, a 0-dim CPU input passes as a scalar
-  kIndexing,        // NoCheck, as TensorIterator; indices on the CPU or self's device
+  kIndexing,        // NoCheck, as TensorIterator, and CPU indices accepted (moved to the device)
   kMaskedFill,      // NoCheck: the kernel's own check, mask on self's device, value any 0-dim
 };
 
@@ -160,17 +160,6 @@ void check_masked_fill(const torch::jit::Stack& stack, size_t first) {
               " and self on ", self.device());
 }
 
-// index's meta function (TensorAdvancedIndexing.cpp, check_indices_on_cpu_or_selfdevice, Debian's
-// 2.6.0 source; the same text in 1.13.1's library): each index on the CPU or on self's device.
-void check_indices(const at::Tensor& self, const c10::IValue& indices) {
-  for (const c10::IValue& each : indices.toListRef()) {
-    if (!each.isTensor() || !each.toTensor().defined()) continue;  // None: a full slice
-    const c10::Device device = each.toTensor().device();
-    TORCH_CHECK(device.is_cpu() || device == self.device(), "indices should be either on ",
-                c10::kCPU, " or on the same device as the indexed tensor (", self.device(), ")");
-  }
-}
-
 void check(const c10::FunctionSchema& schema, const torch::jit::Stack& stack, DeviceCheck& check) {
   const auto& arguments = schema.arguments();
   const size_t first = stack.size() - arguments.size();
@@ -183,10 +172,7 @@ void check(const c10::FunctionSchema& schema, const torch::jit::Stack& stack, De
   for (size_t index = 0; index < arguments.size(); ++index) {
     const c10::Argument& argument = arguments[index];
     if (rule == Rule::kWrapper && argument.kwarg_only() && !argument.is_out()) continue;
-    if (rule == Rule::kIndexing && argument.name() == "indices") {
-      check_indices(stack[first].toTensor(), stack[first + index]);  // self is the first
-      continue;
-    }
+    if (rule == Rule::kIndexing && argument.name() == "indices") continue;
     check.value(stack[first + index], argument);
   }
 }

@@ -119,8 +119,9 @@ TEST(SimDevices, OutputsLandOnTheInputsDevice) {
 }
 
 // index (NoCheck) takes each index on the CPU or on the indexed tensor's device, mixed in one call
-// (TensorAdvancedIndexing.cpp, check_indices_on_cpu_or_selfdevice); any other device is refused,
-// a CPU tensor indexed with device indices included.
+// (TensorAdvancedIndexing.cpp, check_indices_on_cpu_or_selfdevice), and a full slice among them;
+// any other device LibTorch refuses with its own words (the sim's check off too), a CPU tensor
+// indexed with device indices included.
 TEST(SimDevices, IndicesOnTheCpuOrTheIndexedTensorsDevice) {
   const torch::Device first = tp::sim::device(0);
   const torch::Tensor table = torch::arange(6).view({2, 3});
