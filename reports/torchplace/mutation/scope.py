@@ -14,7 +14,7 @@ CPP = {
     "harness/fixes/map_tensors.h": "BatchMover.*:MapTensors.*",
     "harness/fixes/follow_parameters.h": "ParameterDevice.*",
     "harness/fixes/grad_scaler.h": "GradScaler.*",
-    "harness/fixes/prefetcher.h": "Prefetcher.*",
+    "harness/fixes/prefetcher.h": "Prefetcher.*:MapTensors.*",
     "harness/internal/expected_error.cpp": "ExpectedError.*:RunnerEndToEnd.*",
     "harness/internal/cell_runner.cpp": "RunnerEndToEnd.*:ExpectedError.*",
     "harness/sim/fallback.cpp": "Sim*",  # Sim, SimDevices, SimExemptions, SimTransferLog
@@ -25,6 +25,23 @@ CPP = {
     "harness/numeric.h": "ExpectClose.*",
 }
 CPP_BINARY = "torchplace_harness_tests"
+# The test sources of each C++ file in scope: every suite they define must be in its kill set
+# (CTest mutation.kill_sets); a suite added and left out judged none of its file's mutants.
+_T = "harness/tests/"
+_SIM_TESTS = tuple(_T + f"sim{part}_test.cpp" for part in ("", "_devices", "_exemptions"))
+_RUNNER_TESTS = (_T + "expected_error_test.cpp", _T + "runner_end_to_end_test.cpp")
+CPP_TEST_FILES = {
+    "harness/fixes/batch_mover.h": (_T + "batch_mover_test.cpp",),
+    "harness/fixes/map_tensors.h": (_T + "batch_mover_test.cpp",),
+    "harness/fixes/follow_parameters.h": (_T + "follow_parameters_test.cpp",),
+    "harness/fixes/grad_scaler.h": (_T + "grad_scaler_test.cpp",),
+    "harness/fixes/prefetcher.h": (_T + "prefetcher_test.cpp",),
+    "harness/internal/expected_error.cpp": _RUNNER_TESTS,
+    "harness/internal/cell_runner.cpp": _RUNNER_TESTS,
+    "harness/sim/fallback.cpp": _SIM_TESTS + (_T + "sim_transfer_log_test.cpp",),
+    "harness/error_class.cpp": (_T + "error_class_test.cpp", _T + "message_corpus_test.cpp"),
+    "harness/numeric.h": (_T + "numeric_test.cpp",),
+}
 
 # (CTest -R, CTest -E). Out: gate.speed_mutations and gate.behaviour_mutations, mutation checks
 # of their own that plant fixed texts in a copy of the gate and fail when a text is not found, so
