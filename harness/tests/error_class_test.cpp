@@ -94,6 +94,10 @@ TEST(CoreMessage, RemovesTheKnownWrappersAndTheBacktrace) {
                          "inline_container.cc:145] . " +
                          sentence),
             sentence);
+  // A fifth stays: four passes, no more (a bound, so a message never loops).
+  EXPECT_EQ(core_message("RuntimeError: RuntimeError: RuntimeError: RuntimeError: RuntimeError: " +
+                         sentence),
+            "RuntimeError: " + sentence);
   // A name that is not one of LibTorch's Python exceptions stays: the message is not LibTorch's.
   EXPECT_EQ(classify("UserWarning: " + sentence), ErrorClass::kUnclassified);
   // The interpreter's sentence with no message line after it classifies as nothing.

@@ -122,6 +122,7 @@ TEST(ExpectedError, AnErrorWhilePreparingFailsTheCell) {
   });
   ASSERT_TRUE(verdict.has_value());
   EXPECT_NE(verdict->find("error while preparing"), std::string::npos) << *verdict;
+  EXPECT_EQ(verdict->find("had raised another error first"), std::string::npos) << *verdict;
 }
 
 TEST(ExpectedError, AnErrorAfterTheRegionSwallowedItsOwnFailsTheCell) {
@@ -134,6 +135,7 @@ TEST(ExpectedError, AnErrorAfterTheRegionSwallowedItsOwnFailsTheCell) {
   });
   ASSERT_TRUE(verdict.has_value());
   EXPECT_NE(verdict->find("error while preparing"), std::string::npos) << *verdict;
+  EXPECT_NE(verdict->find("(add had raised another error first: "), std::string::npos) << *verdict;
 }
 
 TEST(ExpectedError, AnotherClassFromTheStatementFailsTheCell) {

@@ -83,7 +83,8 @@ TEST(MapTensors, VisitsTensorsInTheBatchsOrderAndKeepsOtherLeaves) {
 TEST(Prefetcher, CpuTargetHandsOutTheSourcesBatchesUnchanged) {
   Prefetcher<Nested> prefetcher(counting_source(5), torch::kCPU);
   expect_every_batch(prefetcher, 5, torch::kCPU);
-  EXPECT_FALSE(prefetcher.next().has_value());  // stays exhausted
+  EXPECT_FALSE(prefetcher.next().has_value());     // stays exhausted
+  EXPECT_EQ(prefetcher.staging_allocations(), 0);  // no pinned staging without a copy
 }
 
 // The CPU pass-through copies nothing: the caller gets the source's own tensors.

@@ -11,12 +11,14 @@
 #include <map>
 #include <string>
 
+#include <torch/cuda.h>
+
 #include <torchplace/temp_dir.h>
 
 namespace tp {
 namespace {
 
-constexpr int kDeadlineS = 120;      // the probe loads LibTorch and runs eleven cells: ~2 s
+constexpr int kDeadlineS = 120;      // the probe loads LibTorch and runs twelve cells: ~2 s
 constexpr int kExitFailed = 1;       // gtest_main.cpp: a test failed
 constexpr int kExitCannotJudge = 3;  // gtest_main.cpp: a malformed scenario
 
@@ -72,7 +74,7 @@ void expect_failed(const std::string& name, const std::string& why) {
 
 TEST(RunnerEndToEnd, TheProbeRanEveryCpuCellAndFailed) {
   EXPECT_EQ(probe().exit_code, kExitFailed) << probe().output;
-  EXPECT_EQ(probe().cells.size(), 11u) << probe().output;
+  EXPECT_EQ(probe().cells.size(), 12u) << probe().output;
 }
 
 TEST(RunnerEndToEnd, TheControlPasses) {
@@ -127,6 +129,27 @@ TEST(RunnerEndToEnd, AStickyErrorSkipsTheLaterCellsOnItsDeviceOnly) {
   EXPECT_NE(after.at("reason").get<std::string>().find("sticky_breaks_its_device"),
             std::string::npos)
       << after.dump(2);
+}
+
+// An expectation of skip skips the cell with its note as the reason; its body (a wrong answer)
+// never runs.
+TEST(RunnerEndToEnd, AnExpectedSkipSkipsWithItsNote) {
+  const auto found = probe().cells.find("skips_with_a_note");
+  ASSERT_NE(found, probe().cells.end()) << probe().output;
+  EXPECT_EQ(found->second.at("status"), "skip") << found->second.dump(2);
+  EXPECT_EQ(found->second.value("skip_code", ""), "covered_by_other_cell") << found->second.dump(2);
+  EXPECT_EQ(found->second.at("reason"), "runner probe: another cell") << found->second.dump(2);
+}
+
+// A cell on a device this host lacks skips with the absent-device code, whatever comes after.
+TEST(RunnerEndToEnd, AnAbsentDeviceSkipsItsCells) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "cuda:0 is present here: nothing is absent";
+  const ProbeRun run = run_probe("runner_probe.case=right_answer*device=cuda0");
+  ASSERT_EQ(run.cells.size(), 1u) << run.output;
+  const nlohmann::json& cell = run.cells.at("right_answer");
+  EXPECT_EQ(cell.at("status"), "skip") << cell.dump(2);
+  const std::string code = cell.value("skip_code", "");
+  EXPECT_TRUE(code == "no_cuda_build" || code == "no_cuda_device") << cell.dump(2);
 }
 
 // An ordinary error (the expected one, here) leaves the accelerator usable: the next cell runs.

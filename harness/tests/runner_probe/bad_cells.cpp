@@ -72,6 +72,7 @@ std::optional<Unmet> needs_what_is_missing(const CellSpec&) {
   return Unmet{SkipCode::kNeedsCuda, "runner probe: a need no host meets"};
 }
 Expect skip_without_a_note(const CellSpec&) { return Expect::skip(""); }  // must say why
+Expect skip_with_a_note(const CellSpec&) { return Expect::skip("runner probe: another cell"); }
 Expect mismatch(const CellSpec&) { return Expect::error(ErrorClass::kDeviceMismatch); }
 Expect mismatch_on_target(const CellSpec&) {
   return Expect::error(ErrorClass::kDeviceMismatch).naming("target");
@@ -86,6 +87,7 @@ TP_SCENARIO(runner_probe)
                     {"wrong_answer", wrong_answer, succeeds},
                     {"right_answer", right_answer, succeeds},
                     {"skips_without_a_note", right_answer, skip_without_a_note},
+                    {"skips_with_a_note", wrong_answer, skip_with_a_note},
                     {"sticky_breaks_its_device", breaks_its_device, succeeds},
                     {"sticky_then_a_fix", right_answer, succeeds},
                     {"needs_what_is_missing", wrong_answer, succeeds, needs_what_is_missing}})
