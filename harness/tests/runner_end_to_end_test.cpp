@@ -138,7 +138,10 @@ TEST(RunnerEndToEnd, AnExpectedSkipSkipsWithItsNote) {
   ASSERT_NE(found, probe().cells.end()) << probe().output;
   EXPECT_EQ(found->second.at("status"), "skip") << found->second.dump(2);
   EXPECT_EQ(found->second.value("skip_code", ""), "covered_by_other_cell") << found->second.dump(2);
-  EXPECT_EQ(found->second.at("reason"), "runner probe: another cell") << found->second.dump(2);
+  // contains: newer GoogleTest ends a skip's message with a newline (seen on 2.14.1's sid root)
+  EXPECT_NE(found->second.at("reason").get<std::string>().find("runner probe: another cell"),
+            std::string::npos)
+      << found->second.dump(2);
 }
 
 // A cell on a device this host lacks skips with the absent-device code, whatever comes after.
