@@ -40,18 +40,21 @@ constexpr NoCheckRow kNoCheckRows[] = {
 
 namespace tp::sim::detail {
 
-// The column of device_checks.inc for this LibTorch: the newest listed version not newer than it.
-int version_column() {
+// The column of device_checks.inc for LibTorch major.minor: the newest listed version not newer
+// than it (the first column for one older than them all).
+int version_column(int major, int minor) {
   static const char* const kVersions[] = {TP_SIM_DEVICE_CHECK_VERSION_LIST};
-  const int installed = TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR;
+  const int wanted = major * 100 + minor;
   int column = 0;
   for (int index = 0; index < TP_SIM_DEVICE_CHECK_VERSIONS; ++index) {
-    int major = 0, minor = 0;
-    std::sscanf(kVersions[index], "%d.%d", &major, &minor);
-    if (major * 100 + minor <= installed) column = index;
+    int listed_major = 0, listed_minor = 0;
+    std::sscanf(kVersions[index], "%d.%d", &listed_major, &listed_minor);
+    if (listed_major * 100 + listed_minor <= wanted) column = index;
   }
   return column;
 }
+
+int version_column() { return version_column(TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR); }
 
 namespace {
 

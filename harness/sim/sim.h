@@ -44,8 +44,8 @@ bool is_sim(const torch::Device& device);
 // "sim:0" for the simulated device on every LibTorch version, device.str() otherwise.
 std::string label(const torch::Device& device);
 
-// How many operator calls the checking fallback has seen in this process (for tests that must
-// show the check ran).
+// A counter of the operator calls the checking fallback has seen: compare two readings (for tests
+// that must show the check ran between them).
 long long checked_calls();
 
 }  // namespace tp::sim

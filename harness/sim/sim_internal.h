@@ -32,8 +32,10 @@ struct FallbackScope {
 
 // False only under the mutation TORCHPLACE_SIM_MUTATION=no_device_check (ci mutation script).
 bool checks_enabled();
-// The column of device_checks.inc that the device check reads for this LibTorch.
+// The column of device_checks.inc that the device check reads for this LibTorch, and for
+// LibTorch major.minor.
 int version_column();
+int version_column(int major, int minor);
 
 // Kernels that must not go through the fallback: allocation, copies, views, storage.
 void register_kernels();

@@ -2,6 +2,7 @@
 #include <torchplace/error_class.h>
 
 #include <gtest/gtest.h>
+#include <set>
 #include <string>
 
 namespace tp {
@@ -58,6 +59,16 @@ TEST(ErrorClassNames, AValueOutsideTheEnumIsUnclassified) {
   EXPECT_EQ(name_of(static_cast<ErrorClass>(255)), "Unclassified");
 }
 
+// Every class has a name of its own: results.json, the gates and `torchplace explain` read it.
+TEST(ErrorClassNames, EachClassHasANameOfItsOwn) {
+  std::set<std::string> names;
+  for (int value = 0; value <= static_cast<int>(ErrorClass::kUnclassified); ++value) {
+    const std::string name(name_of(static_cast<ErrorClass>(value)));
+    EXPECT_FALSE(name.empty()) << "class " << value;
+    EXPECT_TRUE(names.insert(name).second) << name << " names two classes";
+  }
+}
+
 TEST(StickyCudaErrors, OnlyErrorsThatBreakTheContextCount) {
   EXPECT_TRUE(is_sticky_cuda_error("CUDA error: an illegal memory access was encountered"));
   EXPECT_TRUE(is_sticky_cuda_error("CUDA error: device-side assert triggered\nCUDA kernel errors"));
@@ -100,9 +111,21 @@ TEST(CoreMessage, RemovesTheKnownWrappersAndTheBacktrace) {
             "RuntimeError: " + sentence);
   // A name that is not one of LibTorch's Python exceptions stays: the message is not LibTorch's.
   EXPECT_EQ(classify("UserWarning: " + sentence), ErrorClass::kUnclassified);
-  // The interpreter's sentence with no message line after it classifies as nothing.
-  EXPECT_EQ(classify("The following operation failed in the TorchScript interpreter.\n"),
-            ErrorClass::kUnclassified);
+  // The interpreter's sentence with no message line after it stays whole, and classifies as
+  // nothing.
+  const std::string interpreter_only =
+      "The following operation failed in the TorchScript interpreter.\n";
+  EXPECT_EQ(core_message(interpreter_only), interpreter_only);
+  EXPECT_EQ(classify(interpreter_only), ErrorClass::kUnclassified);
+}
+
+// torchrun's "[rankN]: " (2.3+) goes from every line when the first line has it; a later line's
+// alone stays (synthetic compositions in the form torch/distributed/elastic writes).
+TEST(CoreMessage, RemovesTorchrunsRankPrefixOnlyWhenTheFirstLineHasIt) {
+  const std::string sentence = "mat1 and mat2 must have the same dtype";
+  EXPECT_EQ(core_message("[rank3]: RuntimeError: " + sentence + "\n[rank3]: next"),
+            sentence + "\nnext");
+  EXPECT_EQ(core_message(sentence + "\n[rank3]: next"), sentence + "\n[rank3]: next");
 }
 
 TEST(MessageFamilies, EveryPatternCompilesAndNamesItsVersions) {

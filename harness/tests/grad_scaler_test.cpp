@@ -109,6 +109,33 @@ TEST(GradScaler, GrowsAfterGrowthIntervalGoodStepsAndAnInfResetsTheCount) {
   EXPECT_EQ(scaler.good_steps(), 0);
 }
 
+// The smallest interval, 1, is allowed (0 is refused below): the scale grows after every good step.
+TEST(GradScaler, AnIntervalOfOneGrowsAfterEveryGoodStep) {
+  Fixture f;
+  GradScaler scaler(GradScalerOptions{/*init_scale=*/8.0, 2.0, 0.5, /*growth_interval=*/1});
+  for (const double grown : {16.0, 32.0}) {
+    f.inject(scaler, torch::full({3}, 0.01f));
+    ASSERT_TRUE(scaler.step(f.optimizer));
+    scaler.update();
+    EXPECT_EQ(scaler.current_scale(), grown);
+  }
+}
+
+// A parameter that took no part in the loss has no gradient: it is left alone (no gradient made
+// for it, no move), and the others unscale and step as usual.
+TEST(GradScaler, AParameterWithoutAGradientIsLeftAlone) {
+  Fixture f;
+  const torch::Tensor unused = torch::ones({2}, torch::requires_grad());
+  f.optimizer.add_param_group(torch::optim::OptimizerParamGroup({unused}));
+  GradScaler scaler;
+  f.inject(scaler, torch::tensor({1.0f, 2.0f, 3.0f}));
+  EXPECT_TRUE(scaler.step(f.optimizer));
+  scaler.update();
+  EXPECT_TRUE(torch::allclose(f.weight, torch::tensor({0.9f, 0.8f, 0.7f})));
+  EXPECT_FALSE(unused.grad().defined());
+  EXPECT_TRUE(torch::equal(unused.detach(), torch::ones({2})));
+}
+
 // The defaults are PyTorch's (torch/cuda/amp/grad_scaler.py: init_scale 2^16, growth_factor 2.0,
 // backoff_factor 0.5, growth_interval 2000): the scale doubles on the 2000th good step in a row.
 TEST(GradScaler, DefaultsDoubleTheScaleOnThe2000thGoodStep) {
@@ -168,6 +195,18 @@ TEST(GradScaler, RefusesEachOptionAtTheEdgeOfItsRange) {
     edit(options);
     EXPECT_THROW(GradScaler{options}, c10::Error) << what;
   }
+}
+
+// Python's pattern for clipping: unscale(), clip the true gradients, then step(), which does not
+// unscale a second time.
+TEST(GradScaler, StepAfterUnscaleDoesNotUnscaleAgain) {
+  Fixture f;
+  GradScaler scaler;
+  f.inject(scaler, torch::tensor({1.0f, 2.0f, 3.0f}));
+  scaler.unscale(f.optimizer);
+  EXPECT_TRUE(torch::allclose(f.weight.grad(), torch::tensor({1.0f, 2.0f, 3.0f})));
+  EXPECT_TRUE(scaler.step(f.optimizer));
+  EXPECT_TRUE(torch::allclose(f.weight, torch::tensor({0.9f, 0.8f, 0.7f})));
 }
 
 TEST(GradScaler, RefusesASecondUnscaleAndAnUpdateWithoutAStep) {

@@ -38,7 +38,9 @@ TEST(ExpectClose, PassesWithinTheTolerance) {
   EXPECT_EQ(failures_of(reference().to(torch::kFloat32), reference()), 0);
 }
 
+// Beyond by half (a ratio of about 1.5) as well as by far: the bound is 1, not some looser one.
 TEST(ExpectClose, FailsBeyondTheTolerance) {
+  EXPECT_EQ(failures_of(reference() * (1 + 1.5 * kRtol), reference()), 1);
   EXPECT_EQ(failures_of(reference() * (1 + 3 * kRtol), reference()), 1);
 }
 

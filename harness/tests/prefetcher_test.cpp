@@ -143,10 +143,13 @@ TEST(Prefetcher, WalksAnIteratorRangeOnce) {
   EXPECT_FALSE(prefetcher->next().has_value()) << "the range ended";
 }
 
+// 0 is refused; 1, the smallest depth, is allowed and hands out every batch.
 TEST(Prefetcher, RejectsANonPositiveDepth) {
   EXPECT_THROW(
       Prefetcher<Nested>(counting_source(1), torch::kCPU, PrefetchOptions{/*depth=*/0, {}}),
       c10::Error);
+  Prefetcher<Nested> shallow(counting_source(3), torch::kCPU, PrefetchOptions{/*depth=*/1, {}});
+  expect_every_batch(shallow, 3, torch::kCPU);
 }
 
 // The documented default (prefetcher.h): two batches ahead, so two slots of pinned host memory;

@@ -18,7 +18,7 @@
 namespace tp {
 namespace {
 
-constexpr int kDeadlineS = 120;      // the probe loads LibTorch and runs twelve cells: ~2 s
+constexpr int kDeadlineS = 120;      // the probe loads LibTorch and runs 13 cells: ~2 s
 constexpr int kExitFailed = 1;       // gtest_main.cpp: a test failed
 constexpr int kExitCannotJudge = 3;  // gtest_main.cpp: a malformed scenario
 
@@ -74,7 +74,7 @@ void expect_failed(const std::string& name, const std::string& why) {
 
 TEST(RunnerEndToEnd, TheProbeRanEveryCpuCellAndFailed) {
   EXPECT_EQ(probe().exit_code, kExitFailed) << probe().output;
-  EXPECT_EQ(probe().cells.size(), 12u) << probe().output;
+  EXPECT_EQ(probe().cells.size(), 13u) << probe().output;
 }
 
 TEST(RunnerEndToEnd, TheControlPasses) {
@@ -82,6 +82,7 @@ TEST(RunnerEndToEnd, TheControlPasses) {
   ASSERT_NE(found, probe().cells.end()) << probe().output;
   EXPECT_EQ(found->second.at("status"), "pass") << found->second.dump(2);
   EXPECT_EQ(found->second.at("category"), "expected_error");
+  EXPECT_EQ(found->second.at("observed").at("outcome"), "error");
 }
 
 TEST(RunnerEndToEnd, AnErrorWhilePreparingFails) {
@@ -98,6 +99,7 @@ TEST(RunnerEndToEnd, AnErrorAboutTheWrongArgumentFails) {
 
 TEST(RunnerEndToEnd, NoErrorWhereOneIsExpectedFails) {
   expect_failed("raises_nothing", "ran without error");
+  EXPECT_EQ(probe().cells.at("raises_nothing").at("observed").at("outcome"), "success");
 }
 
 // The fix's body runs, and its numeric check decides: a wrong answer fails the cell.
@@ -126,9 +128,24 @@ TEST(RunnerEndToEnd, AStickyErrorSkipsTheLaterCellsOnItsDeviceOnly) {
   const nlohmann::json& after = run.cells.at("sticky_then_a_fix/sim:0");
   EXPECT_EQ(after.at("status"), "skip") << after.dump(2);
   EXPECT_EQ(after.value("skip_code", ""), "device_unusable") << after.dump(2);
-  EXPECT_NE(after.at("reason").get<std::string>().find("sticky_breaks_its_device"),
-            std::string::npos)
-      << after.dump(2);
+  // the breaking cell, and the first line of its message whole (no backtrace)
+  for (const char* part :
+       {"sticky_breaks_its_device", "(CUDA error: an illegal memory access was encountered)"}) {
+    EXPECT_NE(after.at("reason").get<std::string>().find(part), std::string::npos)
+        << part << " not in: " << after.dump(2);
+  }
+}
+
+// Every cell starts from the same RNG state: the same draw on the CPU and then on sim:0.
+TEST(RunnerEndToEnd, EveryCellStartsFromTheSameSeed) {
+  const ProbeRun run = run_probe(
+      "runner_probe.case=draws_a_number*device=cpu:runner_probe.case=draws_a_number*device=sim0",
+      /*by_device=*/true);
+  ASSERT_EQ(run.cells.size(), 2u) << run.output;
+  const nlohmann::json& first = run.cells.at("draws_a_number/cpu");
+  const nlohmann::json& second = run.cells.at("draws_a_number/sim:0");
+  EXPECT_EQ(first.at("status"), "pass") << first.dump(2);
+  EXPECT_EQ(first.at("metrics").at("draw"), second.at("metrics").at("draw")) << run.output;
 }
 
 // The cell skipped with `code`, and its reason holds `why` (contains: newer GoogleTest ends a
@@ -190,6 +207,7 @@ TEST(RunnerEndToEnd, AFixWithTheRightAnswerPasses) {
   ASSERT_NE(found, probe().cells.end()) << probe().output;
   EXPECT_EQ(found->second.at("status"), "pass") << found->second.dump(2);
   EXPECT_EQ(found->second.at("category"), "passed");
+  EXPECT_EQ(found->second.at("observed").at("outcome"), "success");
 }
 
 }  // namespace

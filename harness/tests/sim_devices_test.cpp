@@ -133,6 +133,10 @@ TEST(SimDevices, IndicesOnTheCpuOrTheIndexedTensorsDevice) {
   using torch::indexing::Slice;  // a full slice is a None in the list of indices
   const torch::Tensor sliced = table.to(first).index({Slice(), columns.to(first)});
   EXPECT_TRUE(torch::equal(sliced.cpu(), table.index({Slice(), columns})));
+  torch::Tensor written = table.to(first);  // index_put_ (its _index_put_impl_) as index
+  written.index_put_({rows, columns}, torch::tensor({7, 8}).to(first));
+  EXPECT_TRUE(torch::equal(written.cpu(),
+                           table.clone().index_put_({rows, columns}, torch::tensor({7, 8}))));
   const std::string refusal = "indices should be either on cpu or on the same device as the ";
   for (const auto& [indexed, index] : {std::pair{table.to(first), rows.to(tp::sim::device(1))},
                                        std::pair{table, rows.to(first)}}) {

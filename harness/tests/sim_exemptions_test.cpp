@@ -8,7 +8,9 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -76,6 +78,24 @@ TEST(SimExemptions, TheTableMatchesTheInstalledLibTorch) {
 // the first shows only on a newer LibTorch, in the matrix's unit step).
 TEST(SimExemptions, TheCheckReadsTheInstalledColumn) {
   EXPECT_EQ(tp::sim::detail::version_column(), installed_column()) << TORCH_VERSION;
+}
+
+// Every version's column, whatever is installed: a listed major.minor reads its own, one a minor
+// newer still reads it, one a minor older reads the one before (the first: older than them all).
+TEST(SimExemptions, EachVersionReadsTheNewestColumnNotNewerThanIt) {
+  const std::vector<std::string> versions = {TP_SIM_DEVICE_CHECK_VERSION_LIST};
+  for (size_t index = 0; index < versions.size(); ++index) {
+    int major = 0, minor = 0;
+    ASSERT_EQ(std::sscanf(versions[index].c_str(), "%d.%d", &major, &minor), 2) << versions[index];
+    const int column = static_cast<int>(index);
+    EXPECT_EQ(tp::sim::detail::version_column(major, minor), column) << versions[index];
+    const std::string next = std::to_string(major) + "." + std::to_string(minor + 1) + ".";
+    if (index + 1 == versions.size() || versions[index + 1].rfind(next, 0) != 0)  // not listed
+      EXPECT_EQ(tp::sim::detail::version_column(major, minor + 1), column) << versions[index];
+    EXPECT_EQ(tp::sim::detail::version_column(major, minor - 1), std::max(column - 1, 0))
+        << versions[index];
+  }
+  EXPECT_EQ(tp::sim::detail::version_column(99, 0), static_cast<int>(versions.size()) - 1);
 }
 
 // nll_loss_forward's CUDA wrapper checks `target`: a 0-dim CPU label (a per-sample loop) raises.
@@ -188,6 +208,16 @@ TEST(SimExemptions, CpuIndicesOutsideIndexingAreRefused) {
   EXPECT_EQ(tp::named_argument(message), "indices") << message;  // each version's wording
   const torch::Tensor unpooled = torch::max_unpool2d(pooled, indices.to(tp::sim::device()), {2, 2});
   EXPECT_EQ(unpooled.cpu().sum().item<float>(), 1.0f);
+}
+
+// The wrapper checks every tensor of a Tensor[] argument: cat of a sim tensor and a CPU one
+// raises, naming `tensors` (cat has a CUDA kernel, no NoCheck, in every version's yaml).
+TEST(SimExemptions, EachTensorOfAListIsChecked) {
+  const torch::Tensor there = torch::ones({2}).to(tp::sim::device());
+  const std::string message = message_of([&] { torch::cat({there, torch::ones({2})}); });
+  EXPECT_EQ(tp::classify(message), tp::ErrorClass::kDeviceMismatch) << message;
+  EXPECT_EQ(tp::named_argument(message), "tensors") << message;
+  EXPECT_EQ(torch::cat({there, there}).cpu().sum().item<float>(), 4.0f);
 }
 
 // README difference: keyword-only tensor arguments are not checked by the wrapper (torchgen), and

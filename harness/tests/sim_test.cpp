@@ -3,7 +3,13 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include <torchplace/compat.h>
 #include <torchplace/sim/sim.h>
@@ -86,6 +92,23 @@ TEST(Sim, ChecksLikeCudaWithCudasExemptions) {
   EXPECT_EQ(tp::named_argument(select), "index") << "index_select: '" << select << "'";
   const std::string add = message_of([&] { x + torch::randn({4, 4}); });
   EXPECT_NE(add.find("same device"), std::string::npos) << "add, CPU 4x4: '" << add << "'";
+}
+
+// The catalogue's switch (TORCHPLACE_SIM_MUTATION=no_device_check, ci/torchplace mutate) turns the
+// check off, and only it: this binary's own mismatch test passes in a child without it and
+// fails in one with it.
+TEST(Sim, TheCataloguesSwitchTurnsTheCheckOff) {
+  char self[4096] = {};
+  ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
+  const std::string child = std::string(" timeout -k 5 120 '") + self +
+                            "' --gtest_filter=SimDevices.ModelOnZeroInputOnOneRaisesDeviceMismatch"
+                            " > /dev/null 2>&1";
+  for (const auto& [env, exit_code] :
+       {std::pair{"", 0}, {"TORCHPLACE_SIM_MUTATION=no_device_check", 1}}) {
+    const int status = std::system((std::string(env) + child).c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << env << ": " << status;
+    EXPECT_EQ(WEXITSTATUS(status), exit_code) << "'" << env << "'";
+  }
 }
 
 TEST(Sim, ModuleToAndSgdRoundTrip) {

@@ -226,17 +226,24 @@ class RecordFiles(unittest.TestCase):
             self.assertEqual(raised.exception.code, EXIT_USAGE)
 
     def test_the_shards_records_make_the_ledger(self):
-        mutants = generated.generate(("py",))[:3]
+        mutants = generated.generate(("py",))[:4]
         ids = [m.id for m in mutants]
         with tempfile.TemporaryDirectory() as folder:
             shard = Path(folder, "shard.json")
-            records = [{"id": ids[0], "status": "killed"}, {"id": ids[1], "status": "survived"}]
+            records = [
+                {"id": ids[0], "status": "killed"},
+                {"id": ids[1], "status": "survived"},
+                {"id": ids[3], "status": "build_failure"},
+            ]
             shard.write_text(json.dumps({"synthetic": "test", "mutants": records}))
             out = Path(folder, "ledger")
             ledger.write_ledger(out, ledger.records_of([str(shard)]), {}, mutants)
             lines = out.read_text().splitlines()
             states = dict(line.split() for line in lines if not line.startswith("#"))
-        self.assertEqual(states, {ids[0]: "killed", ids[1]: "untriaged", ids[2]: "unrun"})
+        self.assertEqual(
+            states,
+            {ids[0]: "killed", ids[1]: "untriaged", ids[2]: "unrun", ids[3]: "build_failure"},
+        )
 
     def test_a_file_that_holds_no_records_cannot_be_judged(self):
         with tempfile.TemporaryDirectory() as folder:

@@ -66,6 +66,12 @@ void breaks_its_device(Cell& cell) {
   cell.under_test(
       "kernel", [] { TORCH_CHECK(false, "CUDA error: an illegal memory access was encountered"); });
 }
+// Draws from LibTorch's CPU generator and records the number: the runner seeds every cell the
+// same, so this cell draws the same number on each device it runs on.
+void draws_a_number(Cell& cell) {
+  const torch::Tensor drawn = cell.under_test("rand", [] { return torch::rand({1}); });
+  cell.metric("draw", drawn.item<double>());
+}
 
 Expect succeeds(const CellSpec&) { return Expect::success(); }
 std::optional<Unmet> needs_what_is_missing(const CellSpec&) {
@@ -90,7 +96,8 @@ TP_SCENARIO(runner_probe)
                     {"skips_with_a_note", wrong_answer, skip_with_a_note},
                     {"sticky_breaks_its_device", breaks_its_device, succeeds},
                     {"sticky_then_a_fix", right_answer, succeeds},
-                    {"needs_what_is_missing", wrong_answer, succeeds, needs_what_is_missing}})
+                    {"needs_what_is_missing", wrong_answer, succeeds, needs_what_is_missing},
+                    {"draws_a_number", draws_a_number, succeeds}})
     .on(DeviceAxis::kEach);
 
 // A scenario without a body, registered only when the driver sets TORCHPLACE_PROBE_BODYLESS: the

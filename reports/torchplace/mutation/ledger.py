@@ -9,12 +9,13 @@ from torchplace.schema import EXIT_ENV
 
 EQUIVALENTS = Path(__file__).with_name("equivalents")
 # Each mutant's verdict at the last measurement (--write-ledger): killed, untriaged (survived, not
-# yet killed by a test nor shown equivalent), unrun (not reached) or not_built (see generated.py).
+# yet killed by a test nor shown equivalent), unrun (not reached), not_built (see generated.py) or
+# build_failure (the mutated source does not compile: no program to judge, out of the ratio).
 # A sampled survivor fails the run when the ledger says killed (a hole opened) or does not know it
 # (new or changed code); one it records as untriaged or unrun is a known, unmeasured hole: listed
 # and counted as survived in the kill ratio, not a failure. A sample does not run untriaged ones.
 LEDGER = Path(__file__).with_name("ledger")
-LEDGER_STATES = ("killed", "untriaged", "unrun", "not_built")
+LEDGER_STATES = ("killed", "untriaged", "unrun", "not_built", "build_failure")
 
 
 def load_equivalents(path: Path = EQUIVALENTS) -> dict:
@@ -46,7 +47,7 @@ def write_ledger(path: Path, records: list, ledger: Dict[str, str], mutants: lis
         r["id"]: {
             "killed": "killed",
             "timeout": "killed",
-            "build_failure": "unrun",
+            "build_failure": "build_failure",
             "not_built": "not_built",
         }.get(r["status"], "untriaged")
         for r in records
@@ -62,7 +63,8 @@ def write_ledger(path: Path, records: list, ledger: Dict[str, str], mutants: lis
 HEADER_LEDGER = (
     "# Every generated mutant's verdict at its last measurement (ledger.py --write-ledger):\n"
     "# killed, untriaged (survived; not yet killed by a test or shown equivalent), unrun (not\n"
-    "# reached) or not_built (in `#if NAME` code this build does not compile, e.g. CUDA-only).\n"
+    "# reached), not_built (in `#if NAME` code this build does not compile, e.g. CUDA-only) or\n"
+    "# build_failure (the mutated source does not compile).\n"
     "# Equivalents are not listed. Written by the tool."
 )
 

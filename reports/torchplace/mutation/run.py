@@ -67,23 +67,27 @@ def sync_tree(tree: Path) -> None:
             path.unlink()
 
 
+# ccache's settings for a build with a precompiled header (its manual, "Precompiled headers"):
+# without them every unit that uses the PCH is a miss.
+CCACHE_ENV = {"CCACHE_SLOPPINESS": "pch_defines,time_macros,include_file_mtime,include_file_ctime"}
+
+
 def configure(tree: Path, build: Path) -> None:
-    """The dev preset (RelWithDebInfo) with ccache where present: the same relative paths
-    as a worktree's build/dev, so that unchanged files are cache hits. Without unity builds: a
-    mutant then recompiles the files that include what it changed, not a whole batch of them.
-    Configured on every check, so that a scratch build of an older check takes these options."""
-    args = [
-        "cmake",
-        "-S",
-        str(tree),
-        "--preset",
-        "dev",
-        "-B",
-        str(build),
-        "-DTORCHPLACE_UNITY_BUILD=OFF",
-    ]
+    """The dev preset's layout, built as CI's build type (Release: no debug info to write or
+    link), with ccache and lld where present. Without unity builds: a mutant then recompiles the
+    files that include what it changed, not a whole batch of them; ccache makes the restored
+    file's rebuild a hit (its base dir: the scratch folder's parent, shared by scratch copies).
+    Measured: 8-15 s a C++ mutant, against 25-80 s at -O2 -g without ccache (ci/mutation/
+    README.md). Configured on every check, so that a scratch build of an older check takes these
+    options."""
+    args = ["cmake", "-S", str(tree), "--preset", "dev", "-B", str(build)]
+    args += ["-DTORCHPLACE_UNITY_BUILD=OFF", "-DCMAKE_BUILD_TYPE=Release"]
     if shutil.which("ccache"):
         args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_FLAGS=-fpch-preprocess"]
+        os.environ.update(CCACHE_ENV)
+        os.environ.setdefault("CCACHE_BASEDIR", str(tree.parent.parent))
+    if shutil.which("ld.lld"):
+        args += [f"-DCMAKE_{kind}_LINKER_FLAGS=-fuse-ld=lld" for kind in ("EXE", "SHARED")]
     if os.environ.get("Torch_DIR"):
         args.append(f"-DTorch_DIR={os.environ['Torch_DIR']}")
     args += os.environ.get("TORCHPLACE_CMAKE_ARGS", "").split()
