@@ -60,6 +60,7 @@ TEST(ErrorClassNames, AValueOutsideTheEnumIsUnclassified) {
 }
 
 // Every class has a name of its own: results.json, the gates and `torchplace explain` read it.
+// kUnclassified is the enum's last value (error_class.h).
 TEST(ErrorClassNames, EachClassHasANameOfItsOwn) {
   std::set<std::string> names;
   for (int value = 0; value <= static_cast<int>(ErrorClass::kUnclassified); ++value) {
@@ -100,6 +101,14 @@ TEST(CoreMessage, RemovesTheKnownWrappersAndTheBacktrace) {
                          "RuntimeError: " +
                          sentence + "\n"),
             sentence + "\n");
+  // The same with a blank line before the class line (the traceback's sections end with one).
+  EXPECT_EQ(core_message("The following operation failed in the TorchScript interpreter.\n"
+                         "Traceback of TorchScript (most recent call last):\n"
+                         "  File \"<string>\", line 2, in forward\n"
+                         "def forward(self, x):\n  return x.mm(x)\n         ~~~~ <--- HERE\n\n"
+                         "RuntimeError: " +
+                         sentence),
+            sentence);
   // Four wrappers, one inside the next, are all removed (strip_front makes up to four passes).
   EXPECT_EQ(core_message("RuntimeError: torch.jit.Error: RuntimeError: [enforce fail at "
                          "inline_container.cc:145] . " +

@@ -122,7 +122,7 @@ TEST(GradScaler, AnIntervalOfOneGrowsAfterEveryGoodStep) {
 }
 
 // A parameter that took no part in the loss has no gradient: it is left alone (no gradient made
-// for it, no move), and the others unscale and step as usual.
+// for it, its value unchanged), and the others unscale and step as usual.
 TEST(GradScaler, AParameterWithoutAGradientIsLeftAlone) {
   Fixture f;
   const torch::Tensor unused = torch::ones({2}, torch::requires_grad());

@@ -84,7 +84,8 @@ def configure(tree: Path, build: Path) -> None:
     args += ["-DTORCHPLACE_UNITY_BUILD=OFF", "-DCMAKE_BUILD_TYPE=Release"]
     if shutil.which("ccache"):
         args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_FLAGS=-fpch-preprocess"]
-        os.environ.update(CCACHE_ENV)
+        for name, value in CCACHE_ENV.items():
+            os.environ.setdefault(name, value)  # a user's own setting wins
         os.environ.setdefault("CCACHE_BASEDIR", str(tree.parent.parent))
     if shutil.which("ld.lld"):
         args += [f"-DCMAKE_{kind}_LINKER_FLAGS=-fuse-ld=lld" for kind in ("EXE", "SHARED")]
