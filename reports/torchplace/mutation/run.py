@@ -77,7 +77,7 @@ def configure(tree: Path, build: Path) -> None:
     link), with ccache and lld where present. Without unity builds: a mutant then recompiles the
     files that include what it changed, not a whole batch of them; ccache makes the restored
     file's rebuild a hit (its base dir: the scratch folder's parent, shared by scratch copies).
-    Measured: 8-15 s a C++ mutant, against 25-80 s at -O2 -g without ccache (ci/mutation/
+    Measured: 9 s a C++ mutant (median), against 25-80 s at -O2 -g without ccache (ci/mutation/
     README.md). Configured on every check, so that a scratch build of an older check takes these
     options."""
     args = ["cmake", "-S", str(tree), "--preset", "dev", "-B", str(build)]
