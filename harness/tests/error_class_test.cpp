@@ -135,6 +135,8 @@ TEST(CoreMessage, RemovesTorchrunsRankPrefixOnlyWhenTheFirstLineHasIt) {
   EXPECT_EQ(core_message("[rank3]: RuntimeError: " + sentence + "\n[rank3]: next"),
             sentence + "\nnext");
   EXPECT_EQ(core_message(sentence + "\n[rank3]: next"), sentence + "\n[rank3]: next");
+  // blank space in front goes first, then the prefix
+  EXPECT_EQ(core_message("\n[rank3]: RuntimeError: " + sentence), sentence);
 }
 
 TEST(MessageFamilies, EveryPatternCompilesAndNamesItsVersions) {

@@ -38,6 +38,22 @@ TEST(ExpectClose, PassesWithinTheTolerance) {
   EXPECT_EQ(failures_of(reference().to(torch::kFloat32), reference()), 0);
 }
 
+// The tolerance scales with the reference, not the output: at rtol 0.5, 1.1 is within 2's
+// (|0.9| <= 0.5 * 2) and 10 is not within 1's.
+TEST(ExpectClose, TheRelativeToleranceScalesWithTheReference) {
+  const auto failures = [](double actual, double reference) {
+    ::testing::TestPartResultArray results;
+    {
+      ::testing::ScopedFakeTestPartResultReporter reporter(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+      [&] { TP_EXPECT_CLOSE(torch::tensor(actual), torch::tensor(reference), 0.5, 0.0); }();
+    }
+    return results.size();
+  };
+  EXPECT_EQ(failures(1.1, 2.0), 0);
+  EXPECT_EQ(failures(10.0, 1.0), 1);
+}
+
 // Beyond by half (a ratio of about 1.5) as well as by far: the bound is 1, not some looser one.
 TEST(ExpectClose, FailsBeyondTheTolerance) {
   EXPECT_EQ(failures_of(reference() * (1 + 1.5 * kRtol), reference()), 1);

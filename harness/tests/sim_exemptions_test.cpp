@@ -220,6 +220,16 @@ TEST(SimExemptions, EachTensorOfAListIsChecked) {
   EXPECT_EQ(torch::cat({there, there}).cpu().sum().item<float>(), 4.0f);
 }
 
+// The wrapper skips keyword-only arguments but not `out`, which follows them: addmm_out (beta and
+// alpha keyword-only) into a CPU tensor raises, naming `out`.
+TEST(SimExemptions, AnOutAfterKeywordOnlyArgumentsIsChecked) {
+  const torch::Tensor there = torch::ones({2, 2}).to(tp::sim::device());
+  torch::Tensor on_cpu = torch::empty({2, 2});
+  const std::string message = message_of([&] { torch::addmm_out(on_cpu, there, there, there); });
+  EXPECT_EQ(tp::classify(message), tp::ErrorClass::kDeviceMismatch) << message;
+  EXPECT_EQ(tp::named_argument(message), "out") << message;
+}
+
 // README difference: keyword-only tensor arguments are not checked by the wrapper (torchgen), and
 // the sim does not run CUDA's kernel, whose own checks (searchsorted's sorter) it therefore misses.
 TEST(SimExemptions, KeywordOnlyTensorsAreNotChecked) {
