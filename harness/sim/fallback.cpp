@@ -204,16 +204,22 @@ void optional_tensor_lists_to_cpu(const c10::FunctionSchema& schema, torch::jit:
 
 }  // namespace
 
-void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
+                                         const torch::jit::Stack& stack) {
   ++calls;
-  const c10::FunctionSchema& schema = op.schema();
   DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);
-  if (checks_enabled()) check(schema, *stack, device_check);
+  if (checks_enabled()) check(schema, stack, device_check);
+  return device_check.common();
+}
+
+void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const c10::FunctionSchema& schema = op.schema();
+  const c10::optional<c10::Device> common = check_devices(schema, *stack);
   record_operator(schema, *stack);  // a forced synchronisation, for the transfer log
   const FallbackScope own_copies;   // the CPU round trip below is the sim's, not the user's
   optional_tensor_lists_to_cpu(schema, *stack);
   at::native::cpu_fallback(op, stack);
-  place_outputs(schema, *stack, device_check.common());
+  place_outputs(schema, *stack, common);
 }
 
 long long checked_call_count() { return calls.load(); }

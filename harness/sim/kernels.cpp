@@ -11,6 +11,8 @@
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
+#include <vector>
+
 #include "sim_internal.h"
 
 namespace tp::sim::detail {
@@ -38,11 +40,15 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
                                            c10::DispatchKeySet(kKey), c10::dtype_or_default(dtype));
 }
 
-// A CPU tensor over the same memory (both devices keep their bytes in host memory).
+// A CPU tensor over the same memory (both devices keep their bytes in host memory), with the
+// same conjugate and negative bits, so that the CPU copy below resolves them.
 at::Tensor host_alias(const at::Tensor& tensor) {
   if (tensor.device().is_cpu()) return tensor;
-  return at::from_blob(tensor.data_ptr(), tensor.sizes(), tensor.strides(),
-                       tensor.options().device(at::kCPU));
+  at::Tensor alias = at::from_blob(tensor.data_ptr(), tensor.sizes(), tensor.strides(),
+                                   tensor.options().device(at::kCPU));
+  alias._set_conj(tensor.is_conj());
+  alias._set_neg(tensor.is_neg());
+  return alias;
 }
 
 // Copies between the simulated device and the CPU (and within either): no device check, as
@@ -96,6 +102,16 @@ void register_kernels() {
   static auto* autograd = new torch::Library(
       torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
   autograd->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
+  // A copy of a conjugate or negative view resolves its bit itself (host_alias): LibTorch's
+  // fallbacks for those bits would clone it first, and a clone copies through _copy_from again,
+  // without end (linalg.eigvals and FFT outputs on sim:0 died of the recursion). LibTorch lets
+  // copy_ through both keys the same way; CUDA never reaches _copy_from.
+  for (const auto key : {c10::DispatchKey::Conjugate, c10::DispatchKey::Negative}) {
+    static std::vector<torch::Library*> math_bits;
+    math_bits.push_back(new torch::Library(torch::Library::IMPL, "aten", key, __FILE__, __LINE__));
+    math_bits.back()->impl("_copy_from", torch::CppFunction::makeFallthrough());
+    math_bits.back()->impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+  }
   static auto* all = new torch::Library(torch::Library::IMPL, "_", kKey, __FILE__, __LINE__);
   all->fallback(torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
 }

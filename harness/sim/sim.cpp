@@ -131,6 +131,7 @@ void enable() {
   std::call_once(once, [] {
     detail::register_device();
     detail::register_kernels();
+    detail::register_convolution();
     detail::register_autocast();
   });
 }

@@ -9,6 +9,10 @@ namespace tp::sim::detail {
 
 // The boxed fallback for the simulated device: device check, then the CPU kernel.
 void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+// The fallback's device check alone (README "Which operators check") of the operator's arguments
+// at the top of `stack`: raises as CUDA would, else returns the arguments' common device.
+c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
+                                         const torch::jit::Stack& stack);
 long long checked_call_count();
 
 // The calling thread's current simulated device, and setting it (refuses an index past the
@@ -39,6 +43,8 @@ int version_column(int major, int minor);
 
 // Kernels that must not go through the fallback: allocation, copies, views, storage.
 void register_kernels();
+// The convolutions LibTorch hands to an out-of-tree device (convolution.cpp).
+void register_convolution();
 // CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).
 void register_autocast();
 // Allocator, device guard, name and (2.x) hooks.
