@@ -131,7 +131,7 @@ void enable() {
   std::call_once(once, [] {
     detail::register_device();
     detail::register_kernels();
-    detail::register_convolution();
+    detail::register_cpu_copies();
     detail::register_autocast();
   });
 }

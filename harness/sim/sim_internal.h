@@ -43,8 +43,8 @@ int version_column(int major, int minor);
 
 // Kernels that must not go through the fallback: allocation, copies, views, storage.
 void register_kernels();
-// The convolutions LibTorch hands to an out-of-tree device (convolution.cpp).
-void register_convolution();
+// Operators run on CPU copies by the sim itself: convolutions, undeclared writes (cpu_copies.cpp).
+void register_cpu_copies();
 // CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).
 void register_autocast();
 // Allocator, device guard, name and (2.x) hooks.

@@ -41,7 +41,8 @@ def _forward(op: Any, sample: Any):
     return op(sample.input, *sample.args, **sample.kwargs)
 
 
-def _grad_outputs(outputs: List[torch.Tensor]) -> List[torch.Tensor]:
+def cotangents(outputs: List[torch.Tensor]) -> List[torch.Tensor]:
+    """A fixed random cotangent per output, made on the CPU."""
     generator = torch.Generator().manual_seed(SEED)
     return [torch.randn(o.shape, dtype=o.dtype, generator=generator) for o in outputs]
 
@@ -57,9 +58,9 @@ def _backward(op: Any, sample: Any, device: torch.device):
     outputs = _differentiable(sample.output_process_fn_grad(_forward(op, sample)))
     if not inputs or not outputs:
         return []
-    cotangents = [c.to(device) for c in _grad_outputs(outputs)]
-    grads = torch.autograd.grad(outputs, inputs, cotangents, allow_unused=True)
-    return [torch.zeros(0) if g is None else g for g in grads]
+    grads = torch.autograd.grad(outputs, inputs, [c.to(device) for c in cotangents(outputs)],
+                                allow_unused=True)
+    return list(grads)  # None where an input has no gradient, on both devices
 
 
 def _pair(call_cpu, call_sim, device, undefined) -> Dict[str, Any]:
@@ -68,7 +69,7 @@ def _pair(call_cpu, call_sim, device, undefined) -> Dict[str, Any]:
 
 
 def _moved(sample: Any, device: torch.device) -> Any:
-    """A SampleInput whose input, args and kwargs are on `device` (values.move)."""
+    """A SampleInput whose input, args and kwargs are fresh copies on `device` (values.move)."""
     moved = copy.copy(sample)
     moved.input, moved.args, moved.kwargs = values.move(
         (sample.input, sample.args, sample.kwargs), device)
@@ -78,11 +79,11 @@ def _moved(sample: Any, device: torch.device) -> Any:
 def check_sample(op: Any, sample: Any, device: torch.device, grad: bool) -> List[Dict[str, Any]]:
     """The forward pair and, with `grad`, the backward pair of one sample."""
     undefined = op.name in UNDEFINED_VALUES
-    on_cpu, on_sim = copy.deepcopy(sample), _moved(sample, device)
+    on_cpu, on_sim = _moved(sample, torch.device("cpu")), _moved(sample, device)
     results = [dict(_pair(lambda: _forward(op, on_cpu), lambda: _forward(op, on_sim), device,
                           undefined), stage="forward")]
     if grad and results[0]["verdict"] == values.AGREE and not undefined:
-        on_cpu, on_sim = copy.deepcopy(sample), _moved(sample, device)
+        on_cpu, on_sim = _moved(sample, torch.device("cpu")), _moved(sample, device)
         results.append(dict(_pair(lambda: _backward(op, on_cpu, torch.device("cpu")),
                                   lambda: _backward(op, on_sim, device), device, False),
                             stage="backward"))
@@ -100,7 +101,7 @@ def check(op: Any, device: torch.device, dtype_names: Iterable[str],
     gradients, then forward and backward with them where the op and the dtype have autograd."""
     supported = op.supported_dtypes("cpu")
     backward = op.supported_backward_dtypes("cpu") if op.supports_autograd else set()
-    tally = _Tally()
+    tally = Tally()
     for name in dtype_names:
         dtype = DTYPES[name]
         if dtype not in supported:
@@ -113,7 +114,7 @@ def check(op: Any, device: torch.device, dtype_names: Iterable[str],
     return tally.summary()
 
 
-class _Tally:
+class Tally:
     """The verdicts of one entry's pairs: counts, the first failure, exactness."""
 
     def __init__(self) -> None:

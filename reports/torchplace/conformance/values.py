@@ -20,10 +20,10 @@ GOOD = (AGREE, BOTH_RAISE)
 
 
 def move(value: Any, device: torch.device) -> Any:
-    """`value` with every tensor copied to `device` (requires_grad kept, as a fresh leaf) and every
-    `device=` keyword that named the CPU naming `device` instead."""
+    """`value` with every tensor copied to `device` (a fresh leaf, requires_grad kept; a copy on
+    the same device too) and every `device=` that named the CPU naming `device` instead."""
     if isinstance(value, torch.Tensor):
-        moved = value.detach().to(device)
+        moved = value.detach().to(device, copy=True)
         return moved.requires_grad_(value.requires_grad) if moved.is_floating_point() or (
             moved.is_complex()
         ) else moved

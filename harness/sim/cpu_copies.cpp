@@ -1,0 +1,127 @@
+// Operators the sim runs on CPU copies itself, rather than through cpu_fallback (fallback.cpp):
+//
+// - Convolutions. LibTorch's `convolution` picks a backend by the input's device
+//   (aten/src/ATen/native/Convolution.cpp, select_conv_backend, 1.13.1 and 2.6.0): an input that
+//   is neither CPU nor CUDA (nor MPS, ...) gets `Overrideable`, whose convolution_overrideable and
+//   convolution_backward_overrideable raise "not implemented" unless the device registers them.
+//   The sim does: the CPU's `convolution` / `convolution_backward` on CPU copies. Autograd is
+//   LibTorch's own formula for the overrideable pair (derivatives.yaml).
+// - Kernels that write into an argument their schema does not mark written, which cpu_fallback
+//   therefore never copies back: native_batch_norm's running_mean and running_var (its schema has
+//   no `!` in 1.13.1 and 2.6.0; batch_norm reaches it through _batch_norm_impl_index,
+//   Normalization.cpp), and rrelu_with_noise's noise (unmarked in 1.13.1, marked `Tensor(b!)`
+//   from 2.x). Without the copy back, BatchNorm's running statistics never moved on sim:0.
+//
+// Each first runs the fallback's device check (check_devices), as CUDA's wrapper would.
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/library.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim_internal.h"
+
+namespace tp::sim::detail {
+namespace {
+
+// Every tensor argument at the top of `stack` (`count` of them) replaced by a CPU copy.
+void arguments_to_cpu(torch::jit::Stack& stack, size_t count) {
+  const FallbackScope own_copies;  // not the user's copies (transfer log)
+  for (size_t index = stack.size() - count; index < stack.size(); ++index) {
+    if (stack[index].isTensor() && stack[index].toTensor().defined())
+      stack[index] = stack[index].toTensor().cpu();
+  }
+}
+
+void results_to(torch::jit::Stack& stack, size_t count, c10::Device device) {
+  const FallbackScope own_copies;
+  for (size_t index = stack.size() - count; index < stack.size(); ++index) {
+    if (stack[index].isTensor() && stack[index].toTensor().defined())
+      stack[index] = stack[index].toTensor().to(device);
+  }
+}
+
+c10::Device checked_device(const c10::FunctionSchema& schema, const torch::jit::Stack& stack) {
+  const c10::optional<c10::Device> device = check_devices(schema, stack);
+  TORCH_INTERNAL_ASSERT(device.has_value(), "tp::sim: ", schema.name(), " without a device");
+  return *device;
+}
+
+// Checks, then calls `target` (the CPU operator taking these arguments, with `insert` placed
+// before argument `at`) and moves its results to the arguments' device.
+void redirect(const c10::OperatorHandle& op, torch::jit::Stack* stack, const char* target,
+              size_t at = 0, c10::IValue insert = {}) {
+  const size_t arguments = op.schema().arguments().size();
+  const c10::Device device = checked_device(op.schema(), *stack);
+  arguments_to_cpu(*stack, arguments);
+  if (!insert.isNone()) stack->insert(stack->end() - arguments + at, std::move(insert));
+  const auto handle = c10::Dispatcher::singleton().findSchemaOrThrow(target, "");
+  handle.callBoxed(stack);
+  results_to(*stack, handle.schema().returns().size(), device);
+}
+
+void convolution(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  redirect(op, stack, "aten::convolution");
+}
+
+// convolution_backward takes the bias's sizes (argument 3) where the overrideable one has none:
+// the bias, when there is one, has one element per output channel, grad_output's dimension 1.
+void convolution_backward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const size_t first = stack->size() - op.schema().arguments().size();
+  const int64_t channels = (*stack)[first].toTensor().size(1);
+  redirect(op, stack, "aten::convolution_backward", 3, c10::IValue(std::vector<int64_t>{channels}));
+}
+
+// The CPU kernel on CPU copies, then every named argument copied back into the caller's tensor.
+void with_copy_back(const c10::OperatorHandle& op, torch::jit::Stack* stack,
+                    const std::vector<std::string>& written) {
+  const auto& schema = op.schema();
+  const size_t first = stack->size() - schema.arguments().size();
+  const c10::Device device = checked_device(schema, *stack);
+  std::vector<std::pair<at::Tensor, size_t>> originals;  // the caller's tensor, its position
+  for (size_t index = 0; index < schema.arguments().size(); ++index) {
+    const c10::IValue& value = (*stack)[first + index];
+    for (const std::string& name : written) {
+      if (schema.arguments()[index].name() == name && value.isTensor() &&
+          value.toTensor().defined())
+        originals.emplace_back(value.toTensor(), index);
+    }
+  }
+  arguments_to_cpu(*stack, schema.arguments().size());
+  std::vector<at::Tensor> copies;
+  for (const auto& original : originals) copies.push_back((*stack)[first + original.second].toTensor());
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+  const FallbackScope own_copies;
+  for (size_t index = 0; index < originals.size(); ++index) originals[index].first.copy_(copies[index]);
+  results_to(*stack, schema.returns().size(), device);
+}
+
+void batch_norm_stats(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  with_copy_back(op, stack, {"running_mean", "running_var"});
+}
+
+void rrelu_noise(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  with_copy_back(op, stack, {"noise"});
+}
+
+template <void (*kernel)(const c10::OperatorHandle&, torch::jit::Stack*)>
+torch::CppFunction boxed() {
+  return torch::CppFunction::makeFromBoxedFunction<kernel>();
+}
+
+}  // namespace
+
+void register_cpu_copies() {
+  static auto* aten = new torch::Library(torch::Library::IMPL, "aten",
+                                         c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
+  aten->impl("convolution_overrideable", boxed<&convolution>());
+  aten->impl("convolution_backward_overrideable", boxed<&convolution_backward>());
+  aten->impl("native_batch_norm", boxed<&batch_norm_stats>());
+  aten->impl("native_batch_norm.out", boxed<&batch_norm_stats>());
+  aten->impl("rrelu_with_noise", boxed<&rrelu_noise>());
+  aten->impl("rrelu_with_noise_", boxed<&rrelu_noise>());
+  aten->impl("rrelu_with_noise.out", boxed<&rrelu_noise>());
+}
+
+}  // namespace tp::sim::detail
