@@ -11,6 +11,12 @@
 //   no `!` in 1.13.1 and 2.6.0; batch_norm reaches it through _batch_norm_impl_index,
 //   Normalization.cpp), and rrelu_with_noise's noise (unmarked in 1.13.1, marked `Tensor(b!)`
 //   from 2.x). Without the copy back, BatchNorm's running statistics never moved on sim:0.
+// - linalg_eigvals.out, whose composite kernel computes into `values` directly unless `values` is
+//   CUDA (aten/src/ATen/native/BatchLinearAlgebra.cpp:3135 @1.13.1; 2.6.0 tests !is_cpu()
+//   instead, line 3143): on sim:0 it mixed the sim's `values` with its CPU work tensors. The
+//   fallback computes it on the CPU and copies the result back, as CUDA's branch does.
+// - Sparse tensors: not simulated. Any operator on a sparse tensor of the sim is refused naming
+//   that limit (LibTorch's own "Could not run ... 'SparsePrivateUse1' backend" before).
 //
 // Each first runs the fallback's device check (check_devices), as CUDA's wrapper would.
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -105,6 +111,12 @@ void rrelu_noise(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   with_copy_back(op, stack, {"noise"});
 }
 
+[[noreturn]] void refuse_sparse(const c10::OperatorHandle& op, torch::jit::Stack*) {
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "tp::sim: sparse tensors are not simulated (",
+                              op.schema().name(), " on a sparse tensor of the simulated device): "
+                              "densify it first (to_dense()), or test sparse code on the CPU");
+}
+
 template <void (*kernel)(const c10::OperatorHandle&, torch::jit::Stack*)>
 torch::CppFunction boxed() {
   return torch::CppFunction::makeFromBoxedFunction<kernel>();
@@ -122,6 +134,15 @@ void register_cpu_copies() {
   aten->impl("rrelu_with_noise", boxed<&rrelu_noise>());
   aten->impl("rrelu_with_noise_", boxed<&rrelu_noise>());
   aten->impl("rrelu_with_noise.out", boxed<&rrelu_noise>());
+  aten->impl("linalg_eigvals.out", boxed<&checked_fallback>());
+  // 1.13.1 lets no operator through AutogradPrivateUse1 without a kernel there (2.x falls
+  // through); an out= variant has no autograd to run.
+  static auto* autograd = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
+  autograd->impl("linalg_eigvals.out", torch::CppFunction::makeFallthrough());
+  static auto* sparse = new torch::Library(torch::Library::IMPL, "_",
+                                           c10::DispatchKey::SparsePrivateUse1, __FILE__, __LINE__);
+  sparse->fallback(boxed<&refuse_sparse>());
 }
 
 }  // namespace tp::sim::detail

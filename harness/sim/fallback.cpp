@@ -212,9 +212,22 @@ c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
   return device_check.common();
 }
 
+// A factory function's `device=` (triu_indices and the like have no tensor argument to go by).
+c10::optional<c10::Device> device_argument(const c10::FunctionSchema& schema,
+                                           const torch::jit::Stack& stack) {
+  const size_t first = stack.size() - schema.arguments().size();
+  for (size_t index = 0; index < schema.arguments().size(); ++index) {
+    const c10::IValue& value = stack[first + index];
+    if (schema.arguments()[index].name() == "device" && value.isDevice()) return value.toDevice();
+  }
+  return c10::nullopt;
+}
+
 void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const c10::FunctionSchema& schema = op.schema();
-  const c10::optional<c10::Device> common = check_devices(schema, *stack);
+  refuse_without_cuda_kernel(schema);
+  c10::optional<c10::Device> common = check_devices(schema, *stack);
+  if (!common) common = device_argument(schema, *stack);
   record_operator(schema, *stack);  // a forced synchronisation, for the transfer log
   const FallbackScope own_copies;   // the CPU round trip below is the sim's, not the user's
   optional_tensor_lists_to_cpu(schema, *stack);

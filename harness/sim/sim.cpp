@@ -132,6 +132,7 @@ void enable() {
     detail::register_device();
     detail::register_kernels();
     detail::register_cpu_copies();
+    detail::register_cuda_kernels();
     detail::register_autocast();
   });
 }

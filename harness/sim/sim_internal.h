@@ -43,6 +43,10 @@ int version_column(int major, int minor);
 
 // Kernels that must not go through the fallback: allocation, copies, views, storage.
 void register_kernels();
+// Operators whose CUDA kernel a PrivateUse1 device does not get by default (cuda_kernels.cpp):
+// the CPU kernel where CUDA has its own; a refusal where CUDA has none.
+void register_cuda_kernels();
+void refuse_without_cuda_kernel(const c10::FunctionSchema& schema);
 // Operators run on CPU copies by the sim itself: convolutions, undeclared writes (cpu_copies.cpp).
 void register_cpu_copies();
 // CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).

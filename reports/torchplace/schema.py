@@ -74,6 +74,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS_SCHEMA = "torchplace.results/1"
 MATRIX_SCHEMA = "torchplace.matrix/1"
 RUN_SCHEMA = "torchplace.run/1"  # what a run did, step by step (torchplace.run_record)
+CONFORMANCE_SCHEMA = "torchplace.conformance/1"  # a sweep of the sim (torchplace.conformance)
+KNOWN_DIFFERENCES_SCHEMA = "torchplace.sim_differences/1"  # the sim's listed differences
 SKIP_PREFIX = "skip: "  # Google Benchmark < 1.8 has no SkipWithMessage
 
 

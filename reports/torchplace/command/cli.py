@@ -90,6 +90,11 @@ def dispatch(argv: List[str]) -> int:
     return table[name](args)
 
 
+def console() -> int:
+    """The installed `torchplace` script (pyproject.toml)."""
+    return main(sys.argv[1:])
+
+
 def main(argv: List[str]) -> int:
     """Runs one command; its errors print "torchplace: ..." and exit with their code, and a
     SIGTERM stops it cleanly (its children first) with exit 3."""

@@ -11,7 +11,7 @@ from typing import Any, Dict, Iterable, List, Optional
 import torch
 
 from torchplace.conformance import values
-from torchplace.conformance.ops import DTYPES, SEED, Tally, cotangents
+from torchplace.conformance.ops import CPU, DTYPES, SEED, Tally, cotangents
 
 
 def database() -> Dict[str, Any]:
@@ -57,7 +57,7 @@ def check_input(info: Any, module_input: Any, dtype: torch.dtype, training: bool
     sim_module = copy.deepcopy(cpu_module).to(device)
     forward = module_input.forward_input
     on_cpu, on_sim = copy.copy(forward), copy.copy(forward)
-    on_cpu.args, on_cpu.kwargs = values.move((forward.args, forward.kwargs), torch.device("cpu"))
+    on_cpu.args, on_cpu.kwargs = values.move((forward.args, forward.kwargs), CPU)
     on_sim.args, on_sim.kwargs = values.move((forward.args, forward.kwargs), device)
     cpu = values.attempt(lambda: _step(cpu_module, on_cpu, torch.device("cpu")))
     sim = values.attempt(lambda: _step(sim_module, on_sim, device))

@@ -1,13 +1,16 @@
-"""op_db on the sim: every OpInfo, every sample, per dtype, on the CPU and with every tensor on
-sim:0; forward values and devices, and gradients where the op has autograd.
+"""op_db on the sim: every OpInfo, every sample, per dtype. The samples are made for sim:0 by
+the OpInfo's own sample function (as PyTorch's tests make them for cuda:0: it decides which
+tensors stay on the CPU), then run as made and, for the reference, with every tensor on the CPU:
+forward values and devices, and gradients where the op has autograd for the dtype.
 
-An OpInfo agrees when every (dtype, sample) pair agrees (values.GOOD). The CPU "runs" it when at
-least one sample ran on the CPU; those are the denominator of the figure.
+Where op_db says CUDA does not support a dtype the CPU does (dtypesIfCUDA), the sim must raise
+too. An OpInfo agrees when every pair agrees (values.GOOD); the CPU "runs" it when at least one
+sample ran on the CPU: those are the figure's denominator.
 """
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 import torch
 
@@ -18,6 +21,7 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int
 # Their outputs are uninitialised memory: shape, dtype and device are compared, not values.
 UNDEFINED_VALUES = {"empty", "empty_like", "new_empty", "new_empty_strided", "empty_strided"}
 SEED = 1234
+CPU = torch.device("cpu")
 
 
 def op_id(op: Any) -> str:
@@ -30,15 +34,11 @@ def database() -> Dict[str, Any]:
     return {op_id(op): op for op in op_db}
 
 
-def _seeded(call):
+def seeded(call):
     def run():
         torch.manual_seed(SEED)
         return call()
     return run
-
-
-def _forward(op: Any, sample: Any):
-    return op(sample.input, *sample.args, **sample.kwargs)
 
 
 def cotangents(outputs: List[torch.Tensor]) -> List[torch.Tensor]:
@@ -47,59 +47,95 @@ def cotangents(outputs: List[torch.Tensor]) -> List[torch.Tensor]:
     return [torch.randn(o.shape, dtype=o.dtype, generator=generator) for o in outputs]
 
 
-def _differentiable(output: Any) -> List[torch.Tensor]:
-    return [leaf for leaf in values.flatten(output)
-            if isinstance(leaf, torch.Tensor) and leaf.requires_grad]
+def _forward(op: Any, sample: Any):
+    return op(sample.input, *sample.args, **sample.kwargs)
 
 
 def _backward(op: Any, sample: Any, device: torch.device):
     """The gradients of the op's (processed) outputs against a fixed random cotangent."""
     inputs = values.leaves_requiring_grad([sample.input, sample.args, sample.kwargs])
-    outputs = _differentiable(sample.output_process_fn_grad(_forward(op, sample)))
+    outputs = [leaf for leaf in values.flatten(sample.output_process_fn_grad(_forward(op, sample)))
+               if isinstance(leaf, torch.Tensor) and leaf.requires_grad]
     if not inputs or not outputs:
         return []
-    grads = torch.autograd.grad(outputs, inputs, [c.to(device) for c in cotangents(outputs)],
-                                allow_unused=True)
-    return list(grads)  # None where an input has no gradient, on both devices
+    return list(torch.autograd.grad(outputs, inputs, [c.to(device) for c in cotangents(outputs)],
+                                    allow_unused=True))  # None where an input has no gradient
 
 
-def _pair(call_cpu, call_sim, device, undefined) -> Dict[str, Any]:
-    return values.verdict(values.attempt(_seeded(call_cpu)), values.attempt(_seeded(call_sim)),
-                          device, undefined)
-
-
-def _moved(sample: Any, device: torch.device) -> Any:
-    """A SampleInput whose input, args and kwargs are fresh copies on `device` (values.move)."""
-    moved = copy.copy(sample)
-    moved.input, moved.args, moved.kwargs = values.move(
+def _copied(sample: Any, device: Optional[torch.device]) -> Any:
+    """The sample with fresh copies of its tensors: on `device`, or where they are when None."""
+    copied = copy.copy(sample)
+    copied.input, copied.args, copied.kwargs = values.move(
         (sample.input, sample.args, sample.kwargs), device)
-    return moved
+    return copied
 
 
-def check_sample(op: Any, sample: Any, device: torch.device, grad: bool) -> List[Dict[str, Any]]:
-    """The forward pair and, with `grad`, the backward pair of one sample."""
-    undefined = op.name in UNDEFINED_VALUES
-    on_cpu, on_sim = _moved(sample, torch.device("cpu")), _moved(sample, device)
-    results = [dict(_pair(lambda: _forward(op, on_cpu), lambda: _forward(op, on_sim), device,
-                          undefined), stage="forward")]
-    if grad and results[0]["verdict"] == values.AGREE and not undefined:
-        on_cpu, on_sim = _moved(sample, torch.device("cpu")), _moved(sample, device)
-        results.append(dict(_pair(lambda: _backward(op, on_cpu, torch.device("cpu")),
-                                  lambda: _backward(op, on_sim, device), device, False),
-                            stage="backward"))
+def _output_device(sample: Any, device: torch.device) -> torch.device:
+    """Where CUDA puts the outputs: the device a factory function is given, else the sample's
+    tensors' device (`device` when any is on it, the CPU when none is: torch.arange(2))."""
+    if "device" in sample.kwargs:
+        return torch.device(sample.kwargs["device"])
+    on = [leaf.device for leaf in values.flatten([sample.input, sample.args, sample.kwargs])
+          if isinstance(leaf, torch.Tensor)]
+    return device if device in on else CPU
+
+
+# The tests of PyTorch's own that hold what each stage compares: where op_db marks one skipped or
+# expected to fail for an op (on CUDA or on every device), PyTorch itself does not expect it to
+# hold, and the sweep does not compare that stage: it records why (values.NOT_COMPARED).
+FORWARD_VALUES = ("TestCommon", "test_compare_cpu")  # CUDA against the CPU (2.x)
+GRADIENTS = ("TestGradients", "test_fn_grad")
+
+
+def opted_out(op: Any, test: Tuple[str, str], dtype: torch.dtype) -> Optional[str]:
+    """Why op_db opts this op and dtype out of `test` (skip or expectedFailure), or None."""
+    for info in list(op.decorators) + list(getattr(op, "skips", ())):
+        if (getattr(info, "cls_name", None), getattr(info, "test_name", None)) != test:
+            continue
+        dtypes = getattr(info, "dtypes", None)
+        if getattr(info, "device_type", None) not in (None, "cuda") or (
+                dtypes is not None and dtype not in dtypes) or not getattr(info, "active_if", True):
+            continue
+        kinds = [getattr(d, "__qualname__", str(d)) for d in getattr(info, "decorators", ())]
+        return f"op_db marks {test[0]}.{test[1]} {', '.join(kinds)}"
+    return None
+
+
+def check_sample(op: Any, sample: Any, device: torch.device, dtype: torch.dtype, grad: bool,
+                 cuda_supports: bool) -> List[Dict[str, Any]]:
+    """The forward pair and, with `grad`, the backward pair of one sample made for `device`."""
+    undefined = op.name in UNDEFINED_VALUES or bool(opted_out(op, FORWARD_VALUES, dtype))
+    device = _output_device(sample, device)
+    stages = [("forward", lambda s, d: _forward(op, s))]
+    if grad and not undefined:
+        stages.append(("backward", lambda s, d: _backward(op, s, d)))
+    results: List[Dict[str, Any]] = []
+    for stage, call in stages:
+        why_not = opted_out(op, GRADIENTS, dtype) if stage == "backward" else None
+        if why_not:
+            results.append({"verdict": values.NOT_COMPARED, "detail": why_not, "stage": stage})
+            break
+        on_cpu, on_sim = _copied(sample, CPU), _copied(sample, None)
+        sim = values.attempt(seeded(lambda: call(on_sim, device)))
+        if not cuda_supports:
+            return [dict(values.unsupported_on_cuda(sim), stage=stage)]
+        cpu = values.attempt(seeded(lambda: call(on_cpu, CPU)))
+        results.append(dict(values.verdict(cpu, sim, device, undefined), stage=stage))
+        if results[-1]["verdict"] != values.AGREE:
+            break
     return results
 
 
-def _samples(op: Any, dtype: torch.dtype, grad: bool) -> Iterable[Any]:
+def _samples(op: Any, device: torch.device, dtype: torch.dtype, grad: bool) -> List[Any]:
     torch.manual_seed(SEED)
-    return list(op.sample_inputs("cpu", dtype, requires_grad=grad))
+    return list(op.sample_inputs(device, dtype, requires_grad=grad))
 
 
 def check(op: Any, device: torch.device, dtype_names: Iterable[str],
           limit: Optional[int] = None) -> Dict[str, Any]:
     """Every sample of every dtype named (those the CPU supports) of one OpInfo: forward without
     gradients, then forward and backward with them where the op and the dtype have autograd."""
-    supported = op.supported_dtypes("cpu")
+    supported, on_cuda = op.supported_dtypes("cpu"), op.supported_dtypes("cuda")
     backward = op.supported_backward_dtypes("cpu") if op.supports_autograd else set()
     tally = Tally()
     for name in dtype_names:
@@ -108,8 +144,14 @@ def check(op: Any, device: torch.device, dtype_names: Iterable[str],
             continue
         grads = [False] + ([True] if dtype in backward and dtype.is_floating_point else [])
         for grad in grads:
-            for index, sample in enumerate(_samples(op, dtype, grad)[:limit]):
-                for result in check_sample(op, sample, device, grad):
+            made = values.attempt(lambda: _samples(op, device, dtype, grad))
+            if made[1] is not None:
+                tally.add({"verdict": values.FALSE_ALARM, "detail": f"making the samples on "
+                           f"{device}: {type(made[1]).__name__}: {str(made[1])[:300]}"},
+                          dtype=name, stage="samples", requires_grad=grad)
+                continue
+            for index, sample in enumerate(made[0][:limit]):
+                for result in check_sample(op, sample, device, dtype, grad, dtype in on_cuda):
                     tally.add(result, dtype=name, sample=index, requires_grad=grad)
     return tally.summary()
 
@@ -130,7 +172,7 @@ class Tally:
 
     def summary(self) -> Dict[str, Any]:
         pairs = sum(self.counts.values())
-        ran = sum(self.counts.get(v, 0) for v in (values.AGREE, values.FALSE_ALARM, values.DIFFERS))
+        ran = pairs - self.counts.get(values.BOTH_RAISE, 0)  # the CPU ran, or CUDA refuses
         return {"pairs": pairs, "counts": self.counts, "cpu_runs": ran > 0,
                 "agree": self.first_failure is None and pairs > 0, "exact": self.exact,
                 "first_failure": self.first_failure}

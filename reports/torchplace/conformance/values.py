@@ -5,6 +5,9 @@ A verdict is one of:
   both_raise   both raised the same exception type
   false_alarm  the CPU ran and the sim raised: a correct program refused
   false_pass   the CPU raised and the sim ran
+  runs_where_cuda_does_not   the sim ran a dtype that op_db says CUDA does not support
+  refused_as_on_cuda         the sim refused a dtype that op_db says CUDA does not support
+  not_compared               op_db opts the op out of PyTorch's own test of that stage
   differs      both ran, and an output differs (its value, dtype, shape or device)
 """
 from __future__ import annotations
@@ -16,19 +19,21 @@ import torch
 
 AGREE, BOTH_RAISE = "agree", "both_raise"
 FALSE_ALARM, FALSE_PASS, DIFFERS = "false_alarm", "false_pass", "differs"
-GOOD = (AGREE, BOTH_RAISE)
+REFUSED_AS_ON_CUDA, RUNS_WHERE_CUDA_DOES_NOT = "refused_as_on_cuda", "runs_where_cuda_does_not"
+NOT_COMPARED = "not_compared"  # PyTorch's op_db opts the op out of the test that holds it
+GOOD = (AGREE, BOTH_RAISE, REFUSED_AS_ON_CUDA, NOT_COMPARED)
 
 
-def move(value: Any, device: torch.device) -> Any:
-    """`value` with every tensor copied to `device` (a fresh leaf, requires_grad kept; a copy on
-    the same device too) and every `device=` that named the CPU naming `device` instead."""
+def move(value: Any, device: Optional[torch.device]) -> Any:
+    """`value` with every tensor copied (a fresh leaf, requires_grad kept) to `device`, or on its
+    own device when `device` is None; with a device, every `device=` value naming another device
+    names `device` instead."""
     if isinstance(value, torch.Tensor):
-        moved = value.detach().to(device, copy=True)
-        return moved.requires_grad_(value.requires_grad) if moved.is_floating_point() or (
-            moved.is_complex()
-        ) else moved
-    if isinstance(value, torch.device) or (isinstance(value, str) and value == "cpu"):
-        return device if torch.device(value).type == "cpu" else value
+        moved = value.detach().to(device or value.device, copy=True)
+        grad = value.requires_grad and (moved.is_floating_point() or moved.is_complex())
+        return moved.requires_grad_(grad)
+    if device is not None and isinstance(value, (torch.device, str)) and _is_device(value):
+        return device
     if isinstance(value, dict):
         return {key: move(item, device) for key, item in value.items()}
     if isinstance(value, list):
@@ -37,6 +42,16 @@ def move(value: Any, device: torch.device) -> Any:
         items = [move(item, device) for item in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     return value
+
+
+def _is_device(value: Any) -> bool:
+    if isinstance(value, torch.device):
+        return True
+    try:
+        torch.device(value)
+        return True
+    except (RuntimeError, TypeError):
+        return False
 
 
 def flatten(value: Any) -> List[Any]:
@@ -116,6 +131,13 @@ def attempt(call: Callable[[], Any]) -> Outcome:
         return call(), None
     except Exception as error:  # noqa: BLE001 - the exception is the observation
         return None, error
+
+
+def unsupported_on_cuda(sim: Outcome) -> Dict[str, Any]:
+    """The verdict of a sim run of a dtype that CUDA does not support: it must raise."""
+    if sim[1] is not None:
+        return {"verdict": REFUSED_AS_ON_CUDA, "detail": None}
+    return {"verdict": RUNS_WHERE_CUDA_DOES_NOT, "detail": "the sim ran a dtype CUDA refuses"}
 
 
 def verdict(cpu: Outcome, sim: Outcome, device: torch.device,

@@ -1,0 +1,87 @@
+// Where a PrivateUse1 device's default dispatch is not CUDA's, per LibTorch version
+// (cuda_kernels.inc, generated from native_functions.yaml by cuda_kernels.py):
+// - operators with CPU, CUDA and composite kernels run the sim's fallback (the CPU kernel), not
+//   the composite, as CUDA runs its own kernel;
+// - operators with a CPU kernel and no CUDA or composite one are refused, as CUDA refuses them.
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/library.h>
+
+#include <string>
+#include <unordered_set>
+
+#include "sim_internal.h"
+
+#define TP_SIM_CPU_KERNEL(...)
+#define TP_SIM_NO_CUDA_KERNEL(...)
+#include "cuda_kernels.inc"
+#undef TP_SIM_CPU_KERNEL
+#undef TP_SIM_NO_CUDA_KERNEL
+#define TP_SIM_NOCHECK(...)
+#include "device_checks.inc"  // the version columns
+#undef TP_SIM_NOCHECK
+static_assert(TP_SIM_CUDA_KERNEL_VERSIONS == TP_SIM_DEVICE_CHECK_VERSIONS,
+              "cuda_kernels.inc and device_checks.inc must list the same versions");
+
+namespace tp::sim::detail {
+namespace {
+
+struct Row {
+  const char* name;
+  const char* overload;
+  bool present[TP_SIM_DEVICE_CHECK_VERSIONS];  // per column of device_checks.inc
+};
+
+#define TP_SIM_CPU_KERNEL(name, overload, ...) {name, overload, {__VA_ARGS__}},
+#define TP_SIM_NO_CUDA_KERNEL(...)
+constexpr Row kCpuKernelFirst[] = {
+#include "cuda_kernels.inc"
+};
+#undef TP_SIM_CPU_KERNEL
+#undef TP_SIM_NO_CUDA_KERNEL
+
+#define TP_SIM_CPU_KERNEL(...)
+#define TP_SIM_NO_CUDA_KERNEL(name, overload, ...) {name, overload, {__VA_ARGS__}},
+constexpr Row kNoCudaKernel[] = {
+#include "cuda_kernels.inc"
+};
+#undef TP_SIM_CPU_KERNEL
+#undef TP_SIM_NO_CUDA_KERNEL
+
+std::string qualified(const Row& row) {
+  return std::string(row.name) + (*row.overload ? std::string(".") + row.overload : "");
+}
+
+const std::unordered_set<std::string>& no_cuda_kernel() {
+  static const auto* names = [] {
+    auto* found = new std::unordered_set<std::string>();
+    for (const Row& row : kNoCudaKernel) {
+      if (row.present[version_column()]) found->insert("aten::" + qualified(row));
+    }
+    return found;
+  }();
+  return *names;
+}
+
+}  // namespace
+
+void refuse_without_cuda_kernel(const c10::FunctionSchema& schema) {
+  const std::string name =
+      schema.name() + (schema.overload_name().empty() ? "" : "." + schema.overload_name());
+  // LibTorch's own words for an operator without a kernel for the device (Dispatcher.cpp).
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      no_cuda_kernel().count(name) == 0, "Could not run '", schema.name(),
+      "' with arguments from the 'PrivateUse1' backend. (tp::sim: LibTorch has no CUDA kernel "
+      "for it, native_functions.yaml, so a CUDA device refuses it too.)");
+}
+
+void register_cuda_kernels() {
+  static auto* aten = new torch::Library(torch::Library::IMPL, "aten",
+                                         c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
+  for (const Row& row : kCpuKernelFirst) {
+    if (row.present[version_column()])
+      aten->impl(qualified(row).c_str(),
+                 torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
+  }
+}
+
+}  // namespace tp::sim::detail
