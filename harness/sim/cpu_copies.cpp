@@ -96,10 +96,12 @@ void with_copy_back(const c10::OperatorHandle& op, torch::jit::Stack* stack,
   }
   arguments_to_cpu(*stack, schema.arguments().size());
   std::vector<at::Tensor> copies;
-  for (const auto& original : originals) copies.push_back((*stack)[first + original.second].toTensor());
+  for (const auto& original : originals)
+    copies.push_back((*stack)[first + original.second].toTensor());
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
   const FallbackScope own_copies;
-  for (size_t index = 0; index < originals.size(); ++index) originals[index].first.copy_(copies[index]);
+  for (size_t index = 0; index < originals.size(); ++index)
+    originals[index].first.copy_(copies[index]);
   results_to(*stack, schema.returns().size(), device);
 }
 
@@ -113,7 +115,8 @@ void rrelu_noise(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 
 [[noreturn]] void refuse_sparse(const c10::OperatorHandle& op, torch::jit::Stack*) {
   TORCH_CHECK_NOT_IMPLEMENTED(false, "tp::sim: sparse tensors are not simulated (",
-                              op.schema().name(), " on a sparse tensor of the simulated device): "
+                              op.schema().name(),
+                              " on a sparse tensor of the simulated device): "
                               "densify it first (to_dense()), or test sparse code on the CPU");
 }
 

@@ -73,18 +73,33 @@ def ordered(names: List[str], options: Any) -> List[str]:
             raise schema.InputError(f"--only: no such entries: {', '.join(unknown)}")
         return wanted
     if options.sample:
-        key = lambda name: hashlib.sha256(f"{options.sample}:{name}".encode()).hexdigest()
-        return sorted(names, key=key)
+        return sorted(
+            names, key=lambda name: hashlib.sha256(f"{options.sample}:{name}".encode()).hexdigest()
+        )
     return names
 
 
 def run_sweep(sweep: str, options: Any, deadline: float) -> List[Dict[str, Any]]:
     names = ordered(entry_names(sweep), options)
-    argv = [sys.executable, "-m", "torchplace.conformance.worker", sweep,
-            "--dtypes", options.dtypes, "--limit", str(options.limit)]
+    argv = [
+        sys.executable,
+        "-m",
+        "torchplace.conformance.worker",
+        sweep,
+        "--dtypes",
+        options.dtypes,
+        "--limit",
+        str(options.limit),
+    ]
     results = []
-    for result in isolate.run(argv, dict(os.environ), names, options.workers,
-                              options.timeout_s, max(0.0, deadline - time.monotonic())):
+    for result in isolate.run(
+        argv,
+        dict(os.environ),
+        names,
+        options.workers,
+        options.timeout_s,
+        max(0.0, deadline - time.monotonic()),
+    ):
         results.append(result)
     order = {name: index for index, name in enumerate(names)}
     return sorted(results, key=lambda result: order[result["name"]])
@@ -109,14 +124,22 @@ def main(argv: List[str]) -> int:
             print(f"torchplace conformance: {sweep}: cannot judge: {error}", file=sys.stderr)
             return schema.EXIT_ENV
         figures, problems = judge.judge(sweep, results, version, known)
-        document = {"schema": schema.CONFORMANCE_SCHEMA, "sweep": sweep,
-                    "torch": torch.__version__, "dtypes": options.dtypes.split(","),
-                    "figures": figures, "problems": problems, "entries": results}
+        document = {
+            "schema": schema.CONFORMANCE_SCHEMA,
+            "sweep": sweep,
+            "torch": torch.__version__,
+            "dtypes": options.dtypes.split(","),
+            "figures": figures,
+            "problems": problems,
+            "entries": results,
+        }
         schema.write_atomically(out / f"{sweep}.json", json.dumps(document, indent=1) + "\n")
-        print(f"{sweep} on torch {torch.__version__}: {figures['agree']} of "
-              f"{figures['cpu_runs']} entries the CPU runs agree ({figures['exact']} bit for bit); "
-              f"{figures['listed']} listed differences, {figures['new']} new, "
-              f"{figures['stale']} stale; {len(results)} entries run")
+        print(
+            f"{sweep} on torch {torch.__version__}: {figures['agree']} of "
+            f"{figures['cpu_runs']} entries the CPU runs agree ({figures['exact']} bit for bit); "
+            f"{figures['listed']} listed differences, {figures['new']} new, "
+            f"{figures['stale']} stale; {len(results)} entries run"
+        )
         for problem in problems:
             print(f"  {problem}")
         if not results:

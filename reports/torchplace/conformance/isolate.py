@@ -27,9 +27,15 @@ class Worker:
         self.log = tempfile.TemporaryFile()
         read, write = os.pipe()
         self.process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=self.log, stderr=subprocess.STDOUT,
-            env=dict(env, **{RESULTS_FD: str(write)}), pass_fds=(write,), text=True,
-            start_new_session=True)
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env=dict(env, **{RESULTS_FD: str(write)}),
+            pass_fds=(write,),
+            text=True,
+            start_new_session=True,
+        )
         os.close(write)
         self.results = os.fdopen(read, "r")
         self.hung = False
@@ -70,8 +76,14 @@ def death(status: Optional[int]) -> str:
     return f"exit status {status}"
 
 
-def _serve(argv: List[str], env: Dict[str, str], names: "queue.Queue[str]", timeout_s: float,
-           deadline: float, out: "queue.Queue[Dict[str, Any]]") -> None:
+def _serve(
+    argv: List[str],
+    env: Dict[str, str],
+    names: "queue.Queue[str]",
+    timeout_s: float,
+    deadline: float,
+    out: "queue.Queue[Dict[str, Any]]",
+) -> None:
     worker: Optional[Worker] = None
     while time.monotonic() < deadline:
         try:
@@ -90,15 +102,26 @@ def _serve(argv: List[str], env: Dict[str, str], names: "queue.Queue[str]", time
             hung = worker.hung
             tail, status = worker.tail(), worker.stop()
             worker = None
-            result = {"name": name, "agree": False, "cpu_runs": True,
-                      "crashed": "hang" if hung else death(status), "output_tail": tail[-1500:]}
+            result = {
+                "name": name,
+                "agree": False,
+                "cpu_runs": True,
+                "crashed": "hang" if hung else death(status),
+                "output_tail": tail[-1500:],
+            }
         out.put(result)
     if worker is not None:
         worker.stop()
 
 
-def run(argv: List[str], env: Dict[str, str], names: Iterable[str], workers: int,
-        timeout_s: float, budget_s: float) -> Iterator[Dict[str, Any]]:
+def run(
+    argv: List[str],
+    env: Dict[str, str],
+    names: Iterable[str],
+    workers: int,
+    timeout_s: float,
+    budget_s: float,
+) -> Iterator[Dict[str, Any]]:
     """Yields each entry's result as it comes (in no fixed order) until the names or the budget
     run out; entries not started by then are not yielded."""
     todo: "queue.Queue[str]" = queue.Queue()

@@ -22,8 +22,11 @@ def database() -> Dict[str, Any]:
 
 def _inputs(info: Any, dtype: torch.dtype, training: bool) -> List[Any]:
     torch.manual_seed(SEED)
-    return list(info.module_inputs_func(info, device="cpu", dtype=dtype, requires_grad=True,
-                                        training=training))
+    return list(
+        info.module_inputs_func(
+            info, device="cpu", dtype=dtype, requires_grad=True, training=training
+        )
+    )
 
 
 def _build(info: Any, module_input: Any, dtype: torch.dtype, training: bool) -> torch.nn.Module:
@@ -40,18 +43,19 @@ def _step(module: torch.nn.Module, forward: Any, device: torch.device) -> Dict[s
     grads: List[Any] = []
     inputs = values.leaves_requiring_grad([forward.args, forward.kwargs])
     wrt = inputs + [p for p in module.parameters() if p.requires_grad]
-    outputs = [o for o in values.flatten(output)
-               if isinstance(o, torch.Tensor) and o.requires_grad]
+    outputs = [o for o in values.flatten(output) if isinstance(o, torch.Tensor) and o.requires_grad]
     if wrt and outputs:
-        found = torch.autograd.grad(outputs, wrt, [c.to(device) for c in cotangents(outputs)],
-                                    allow_unused=True)
+        found = torch.autograd.grad(
+            outputs, wrt, [c.to(device) for c in cotangents(outputs)], allow_unused=True
+        )
         grads = list(found)  # None where there is no gradient, on both devices
     buffers = [b for b in module.buffers()]
     return {"output": output, "buffers": buffers, "grads": grads}
 
 
-def check_input(info: Any, module_input: Any, dtype: torch.dtype, training: bool,
-                device: torch.device) -> Dict[str, Any]:
+def check_input(
+    info: Any, module_input: Any, dtype: torch.dtype, training: bool, device: torch.device
+) -> Dict[str, Any]:
     """The pair of runs of one module input."""
     cpu_module = _build(info, module_input, dtype, training)
     sim_module = copy.deepcopy(cpu_module).to(device)
@@ -64,8 +68,9 @@ def check_input(info: Any, module_input: Any, dtype: torch.dtype, training: bool
     return values.verdict(cpu, sim, device)
 
 
-def check(info: Any, device: torch.device, dtype_names: Iterable[str],
-          limit: Optional[int] = None) -> Dict[str, Any]:
+def check(
+    info: Any, device: torch.device, dtype_names: Iterable[str], limit: Optional[int] = None
+) -> Dict[str, Any]:
     """Every module input of every dtype named that the ModuleInfo lists."""
     tally = Tally()
     modes = [True, False] if info.train_and_eval_differ else [True]
@@ -76,6 +81,7 @@ def check(info: Any, device: torch.device, dtype_names: Iterable[str],
         for training in modes:
             for index, module_input in enumerate(_inputs(info, dtype, training)[:limit]):
                 result = check_input(info, module_input, dtype, training, device)
-                tally.add(result, dtype=name, sample=index, training=training,
-                          desc=module_input.desc)
+                tally.add(
+                    result, dtype=name, sample=index, training=training, desc=module_input.desc
+                )
     return tally.summary()

@@ -10,14 +10,18 @@ sample ran on the CPU: those are the figure's denominator.
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import torch
 
 from torchplace.conformance import values
 
-DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64,
-          "bool": torch.bool}
+DTYPES = {
+    "float32": torch.float32,
+    "float64": torch.float64,
+    "int64": torch.int64,
+    "bool": torch.bool,
+}
 # Their outputs are uninitialised memory: shape, dtype and device are compared, not values.
 UNDEFINED_VALUES = {"empty", "empty_like", "new_empty", "new_empty_strided", "empty_strided"}
 SEED = 1234
@@ -34,10 +38,11 @@ def database() -> Dict[str, Any]:
     return {op_id(op): op for op in op_db}
 
 
-def seeded(call):
-    def run():
+def seeded(call: Callable[[], Any]) -> Callable[[], Any]:
+    def run() -> Any:
         torch.manual_seed(SEED)
         return call()
+
     return run
 
 
@@ -47,26 +52,33 @@ def cotangents(outputs: List[torch.Tensor]) -> List[torch.Tensor]:
     return [torch.randn(o.shape, dtype=o.dtype, generator=generator) for o in outputs]
 
 
-def _forward(op: Any, sample: Any):
+def _forward(op: Any, sample: Any) -> Any:
     return op(sample.input, *sample.args, **sample.kwargs)
 
 
-def _backward(op: Any, sample: Any, device: torch.device):
+def _backward(op: Any, sample: Any, device: torch.device) -> List[Optional[torch.Tensor]]:
     """The gradients of the op's (processed) outputs against a fixed random cotangent."""
     inputs = values.leaves_requiring_grad([sample.input, sample.args, sample.kwargs])
-    outputs = [leaf for leaf in values.flatten(sample.output_process_fn_grad(_forward(op, sample)))
-               if isinstance(leaf, torch.Tensor) and leaf.requires_grad]
+    outputs = [
+        leaf
+        for leaf in values.flatten(sample.output_process_fn_grad(_forward(op, sample)))
+        if isinstance(leaf, torch.Tensor) and leaf.requires_grad
+    ]
     if not inputs or not outputs:
         return []
-    return list(torch.autograd.grad(outputs, inputs, [c.to(device) for c in cotangents(outputs)],
-                                    allow_unused=True))  # None where an input has no gradient
+    return list(
+        torch.autograd.grad(
+            outputs, inputs, [c.to(device) for c in cotangents(outputs)], allow_unused=True
+        )
+    )  # None where an input has no gradient
 
 
 def _copied(sample: Any, device: Optional[torch.device]) -> Any:
     """The sample with fresh copies of its tensors: on `device`, or where they are when None."""
     copied = copy.copy(sample)
     copied.input, copied.args, copied.kwargs = values.move(
-        (sample.input, sample.args, sample.kwargs), device)
+        (sample.input, sample.args, sample.kwargs), device
+    )
     return copied
 
 
@@ -75,8 +87,11 @@ def _output_device(sample: Any, device: torch.device) -> torch.device:
     tensors' device (`device` when any is on it, the CPU when none is: torch.arange(2))."""
     if "device" in sample.kwargs:
         return torch.device(sample.kwargs["device"])
-    on = [leaf.device for leaf in values.flatten([sample.input, sample.args, sample.kwargs])
-          if isinstance(leaf, torch.Tensor)]
+    on = [
+        leaf.device
+        for leaf in values.flatten([sample.input, sample.args, sample.kwargs])
+        if isinstance(leaf, torch.Tensor)
+    ]
     return device if device in on else CPU
 
 
@@ -93,16 +108,20 @@ def opted_out(op: Any, test: Tuple[str, str], dtype: torch.dtype) -> Optional[st
         if (getattr(info, "cls_name", None), getattr(info, "test_name", None)) != test:
             continue
         dtypes = getattr(info, "dtypes", None)
-        if getattr(info, "device_type", None) not in (None, "cuda") or (
-                dtypes is not None and dtype not in dtypes) or not getattr(info, "active_if", True):
+        if (
+            getattr(info, "device_type", None) not in (None, "cuda")
+            or (dtypes is not None and dtype not in dtypes)
+            or not getattr(info, "active_if", True)
+        ):
             continue
         kinds = [getattr(d, "__qualname__", str(d)) for d in getattr(info, "decorators", ())]
         return f"op_db marks {test[0]}.{test[1]} {', '.join(kinds)}"
     return None
 
 
-def check_sample(op: Any, sample: Any, device: torch.device, dtype: torch.dtype, grad: bool,
-                 cuda_supports: bool) -> List[Dict[str, Any]]:
+def check_sample(
+    op: Any, sample: Any, device: torch.device, dtype: torch.dtype, grad: bool, cuda_supports: bool
+) -> List[Dict[str, Any]]:
     """The forward pair and, with `grad`, the backward pair of one sample made for `device`."""
     undefined = op.name in UNDEFINED_VALUES or bool(opted_out(op, FORWARD_VALUES, dtype))
     device = _output_device(sample, device)
@@ -131,8 +150,9 @@ def _samples(op: Any, device: torch.device, dtype: torch.dtype, grad: bool) -> L
     return list(op.sample_inputs(device, dtype, requires_grad=grad))
 
 
-def check(op: Any, device: torch.device, dtype_names: Iterable[str],
-          limit: Optional[int] = None) -> Dict[str, Any]:
+def check(
+    op: Any, device: torch.device, dtype_names: Iterable[str], limit: Optional[int] = None
+) -> Dict[str, Any]:
     """Every sample of every dtype named (those the CPU supports) of one OpInfo: forward without
     gradients, then forward and backward with them where the op and the dtype have autograd."""
     supported, on_cuda = op.supported_dtypes("cpu"), op.supported_dtypes("cuda")
@@ -144,13 +164,20 @@ def check(op: Any, device: torch.device, dtype_names: Iterable[str],
             continue
         grads = [False] + ([True] if dtype in backward and dtype.is_floating_point else [])
         for grad in grads:
-            made = values.attempt(lambda: _samples(op, device, dtype, grad))
-            if made[1] is not None:
-                tally.add({"verdict": values.FALSE_ALARM, "detail": f"making the samples on "
-                           f"{device}: {type(made[1]).__name__}: {str(made[1])[:300]}"},
-                          dtype=name, stage="samples", requires_grad=grad)
+            made, error = values.attempt(lambda: _samples(op, device, dtype, grad))
+            if error is not None or made is None:
+                tally.add(
+                    {
+                        "verdict": values.FALSE_ALARM,
+                        "detail": f"making the samples on "
+                        f"{device}: {type(error).__name__}: {str(error)[:300]}",
+                    },
+                    dtype=name,
+                    stage="samples",
+                    requires_grad=grad,
+                )
                 continue
-            for index, sample in enumerate(made[0][:limit]):
+            for index, sample in enumerate(made[:limit]):
                 for result in check_sample(op, sample, device, dtype, grad, dtype in on_cuda):
                     tally.add(result, dtype=name, sample=index, requires_grad=grad)
     return tally.summary()
@@ -173,6 +200,11 @@ class Tally:
     def summary(self) -> Dict[str, Any]:
         pairs = sum(self.counts.values())
         ran = pairs - self.counts.get(values.BOTH_RAISE, 0)  # the CPU ran, or CUDA refuses
-        return {"pairs": pairs, "counts": self.counts, "cpu_runs": ran > 0,
-                "agree": self.first_failure is None and pairs > 0, "exact": self.exact,
-                "first_failure": self.first_failure}
+        return {
+            "pairs": pairs,
+            "counts": self.counts,
+            "cpu_runs": ran > 0,
+            "agree": self.first_failure is None and pairs > 0,
+            "exact": self.exact,
+            "first_failure": self.first_failure,
+        }

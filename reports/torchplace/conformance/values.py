@@ -71,13 +71,17 @@ def leaves_requiring_grad(value: Any) -> List[torch.Tensor]:
     ]
 
 
-def _same_tensor(cpu: torch.Tensor, sim: torch.Tensor, device: torch.device,
-                 exact_only: bool) -> Tuple[Optional[str], bool]:
+def _same_tensor(
+    cpu: torch.Tensor, sim: torch.Tensor, device: torch.device, exact_only: bool
+) -> Tuple[Optional[str], bool]:
     """(why they differ or None, bit-identical)."""
     if sim.device != device:
         return f"output on {sim.device}, not {device}", False
     if cpu.dtype != sim.dtype or cpu.shape != sim.shape:
-        return f"{sim.dtype}{list(sim.shape)} on the sim, {cpu.dtype}{list(cpu.shape)} on the CPU", False
+        return (
+            f"{sim.dtype}{list(sim.shape)} on the sim, {cpu.dtype}{list(cpu.shape)} on the CPU",
+            False,
+        )
     if exact_only:
         return None, True  # undefined values (empty): shape, dtype and device only
     here = sim.detach().cpu()
@@ -98,12 +102,17 @@ def _same_tensor(cpu: torch.Tensor, sim: torch.Tensor, device: torch.device,
 
 def _same_value(cpu: Any, sim: Any) -> bool:
     if isinstance(cpu, float) and isinstance(sim, float):
-        return cpu == sim or (math.isnan(cpu) and math.isnan(sim)) or math.isclose(cpu, sim, rel_tol=1e-6)
+        return (
+            cpu == sim
+            or (math.isnan(cpu) and math.isnan(sim))
+            or math.isclose(cpu, sim, rel_tol=1e-6)
+        )
     return type(cpu) is type(sim) and cpu == sim
 
 
-def compare_outputs(cpu: Any, sim: Any, device: torch.device,
-                    undefined_values: bool = False) -> Tuple[Optional[str], bool]:
+def compare_outputs(
+    cpu: Any, sim: Any, device: torch.device, undefined_values: bool = False
+) -> Tuple[Optional[str], bool]:
     """(the first difference or None, every tensor bit-identical)."""
     cpu_leaves, sim_leaves = flatten(cpu), flatten(sim)
     if len(cpu_leaves) != len(sim_leaves):
@@ -140,19 +149,29 @@ def unsupported_on_cuda(sim: Outcome) -> Dict[str, Any]:
     return {"verdict": RUNS_WHERE_CUDA_DOES_NOT, "detail": "the sim ran a dtype CUDA refuses"}
 
 
-def verdict(cpu: Outcome, sim: Outcome, device: torch.device,
-            undefined_values: bool = False) -> Dict[str, Any]:
+def verdict(
+    cpu: Outcome, sim: Outcome, device: torch.device, undefined_values: bool = False
+) -> Dict[str, Any]:
     """The verdict of one pair of runs, with what it saw."""
     (cpu_value, cpu_error), (sim_value, sim_error) = cpu, sim
     if cpu_error is not None and sim_error is not None:
         same = type(cpu_error) is type(sim_error)
-        return {"verdict": BOTH_RAISE if same else DIFFERS,
-                "detail": None if same else f"{type(sim_error).__name__} on the sim, "
-                f"{type(cpu_error).__name__} on the CPU: {str(sim_error)[:300]}"}
+        return {
+            "verdict": BOTH_RAISE if same else DIFFERS,
+            "detail": None
+            if same
+            else f"{type(sim_error).__name__} on the sim, "
+            f"{type(cpu_error).__name__} on the CPU: {str(sim_error)[:300]}",
+        }
     if sim_error is not None:
-        return {"verdict": FALSE_ALARM, "detail": f"{type(sim_error).__name__}: {str(sim_error)[:400]}"}
+        return {
+            "verdict": FALSE_ALARM,
+            "detail": f"{type(sim_error).__name__}: {str(sim_error)[:400]}",
+        }
     if cpu_error is not None:
-        return {"verdict": FALSE_PASS, "detail": f"the CPU raised {type(cpu_error).__name__}: "
-                f"{str(cpu_error)[:300]}"}
+        return {
+            "verdict": FALSE_PASS,
+            "detail": f"the CPU raised {type(cpu_error).__name__}: " f"{str(cpu_error)[:300]}",
+        }
     why, exact = compare_outputs(cpu_value, sim_value, device, undefined_values)
     return {"verdict": DIFFERS if why else AGREE, "detail": why, "exact": exact}

@@ -61,8 +61,11 @@ def main(argv: list) -> int:
         try:
             result = check(name)
         except Exception as error:  # noqa: BLE001 - the harness's own failure on this entry
-            result = {"agree": False, "error": f"{type(error).__name__}: {error}",
-                      "traceback": traceback.format_exc()[-2000:]}
+            result = {
+                "agree": False,
+                "error": f"{type(error).__name__}: {error}",
+                "traceback": traceback.format_exc()[-2000:],
+            }
         result.update(name=name, seconds=round(time.monotonic() - started, 3))
         results.write(json.dumps(result, default=str) + "\n")
     return 0

@@ -67,9 +67,9 @@ def enable() -> None:
         )
     if library.torchplace_sim_enable() != 0:
         raise SimUnavailable(f"torchplace.sim: {library.torchplace_sim_error().decode()}")
-    if _torch_major() >= 2:
-        torch.utils.rename_privateuse1_backend("sim")
-        torch.utils.generate_methods_for_privateuse1_backend()
+    if _torch_major() >= 2:  # 2.x's API, absent before (getattr: typed against 1.13 too)
+        getattr(torch.utils, "rename_privateuse1_backend")("sim")
+        getattr(torch.utils, "generate_methods_for_privateuse1_backend")()
     _library = library
 
 
