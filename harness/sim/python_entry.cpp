@@ -6,7 +6,7 @@
 #include <exception>
 #include <string>
 
-#include "sim.h"
+#include "sim_internal.h"
 
 namespace {
 thread_local std::string last_error;  // what the last failed call raised
@@ -40,6 +40,11 @@ __attribute__((visibility("default"))) int torchplace_sim_device_count() noexcep
 // is another version must not enable it.
 __attribute__((visibility("default"))) const char* torchplace_sim_torch_version() noexcept {
   return TORCH_VERSION;
+}
+
+// The calling thread's current simulated device (a device guard sets it, as CUDA's does).
+__attribute__((visibility("default"))) int torchplace_sim_current_device() noexcept {
+  return tp::sim::detail::current_index();
 }
 
 // Why the last call on this thread failed.

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import ctypes
 import os
+import types
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Dict, Optional
 
 import torch
 
@@ -69,8 +70,30 @@ def enable() -> None:
         raise SimUnavailable(f"torchplace.sim: {library.torchplace_sim_error().decode()}")
     if _torch_major() >= 2:  # 2.x's API, absent before (getattr: typed against 1.13 too)
         getattr(torch.utils, "rename_privateuse1_backend")("sim")
+        getattr(torch, "_register_device_module")("sim", _device_module(library))
         getattr(torch.utils, "generate_methods_for_privateuse1_backend")()
     _library = library
+
+
+def _device_module(library: ctypes.CDLL) -> types.ModuleType:
+    """torch.sim: what torch 2.x asks a backend's module (t.to("sim") its current device, the RNG
+    helpers their seeds). The sim's generator is the CPU's, so seeding it is the CPU's business."""
+    module = types.ModuleType("torch.sim")
+    functions: Dict[str, Callable[..., Any]] = {
+        "is_available": lambda: True,
+        "is_initialized": lambda: True,
+        "_is_in_bad_fork": lambda: False,
+        "device_count": lambda: int(library.torchplace_sim_device_count()),
+        "current_device": lambda: int(library.torchplace_sim_current_device()),
+        "synchronize": lambda device=None: None,  # every copy and operator is synchronous
+        "manual_seed": lambda seed: None,
+        "manual_seed_all": lambda seed: None,
+        "get_rng_state": lambda device="sim": torch.get_rng_state(),
+        "set_rng_state": lambda state, device="sim": torch.set_rng_state(state),
+    }
+    for name, function in functions.items():
+        setattr(module, name, function)
+    return module
 
 
 def device_count() -> int:

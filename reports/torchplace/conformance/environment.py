@@ -1,0 +1,78 @@
+"""A Python environment the sweeps can run in: python3 -m torchplace.conformance.environment DIR
+[--torch VERSION] [--packages P,...].
+
+Without --torch: a venv over Debian's python3 and its python3-torch (the host's LibTorch, the one
+CMake builds the sim against), with expecttest, which torch.testing._internal imports and Debian
+does not package. With --torch: a venv of its own with pip's torch==VERSION and expecttest and
+pytest, and this checkout installed into it (`pip install --no-build-isolation`: setup.py builds
+the sim against that torch). Kept when it already has them. Prints the venv's python.
+
+Exit: 0 ready, 3 it cannot be made (no python3-venv or python3-torch, pip failed: the message
+says what to install), 64 bad arguments.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import List
+
+from torchplace import schema
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def run(argv: List[str], what: str) -> None:
+    done = subprocess.run(argv, stdout=sys.stderr, stderr=sys.stderr)
+    if done.returncode != 0:
+        raise schema.InputError(f"{what} failed (exit {done.returncode}): {' '.join(argv)}")
+
+
+def imports(python: Path, modules: List[str]) -> bool:
+    code = "; ".join(f"import {module}" for module in modules)
+    return subprocess.run([str(python), "-c", code], capture_output=True).returncode == 0
+
+
+def make(folder: Path, torch: str, packages: List[str]) -> Path:
+    python = folder / "bin" / "python"
+    wanted = (
+        ["torch", "expecttest", "torchplace.sim", *packages]
+        if torch
+        else ["torch", "expecttest", *packages]
+    )
+    if python.exists() and imports(python, wanted):
+        return python
+    if not torch and not imports(Path(DEBIAN_PYTHON), ["torch"]):
+        raise schema.InputError("Debian's python3 has no torch: apt-get install python3-torch")
+    venv = [DEBIAN_PYTHON, "-m", "venv", str(folder)] + (
+        [] if torch else ["--system-site-packages"]
+    )
+    if not python.exists():
+        run(venv, "making the venv (apt-get install python3-venv)")
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    run(
+        pip + ["expecttest", *packages] + ([f"torch=={torch}", "pytest", "wheel"] if torch else []),
+        "pip install",
+    )
+    if torch:
+        run(pip + ["--no-build-isolation", str(schema.ROOT)], "installing torchplace into it")
+    return python
+
+
+def main(argv: List[str]) -> int:
+    parser = schema.ArgumentParser(prog="torchplace.conformance.environment")
+    parser.add_argument("folder")
+    parser.add_argument("--torch", default="", help="pip's torch==VERSION (default: Debian's)")
+    parser.add_argument("--packages", default="", help="more pip packages, comma-separated")
+    options = parser.parse_args(argv)
+    packages = [p for p in options.packages.split(",") if p]
+    try:
+        print(make(Path(options.folder).resolve(), options.torch, packages))
+    except schema.InputError as error:
+        print(f"torchplace.conformance.environment: {error}", file=sys.stderr)
+        return schema.EXIT_ENV
+    return schema.EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
