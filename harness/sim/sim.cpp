@@ -133,6 +133,7 @@ void enable() {
     detail::register_kernels();
     detail::register_cpu_copies();
     detail::register_cuda_kernels();
+    detail::register_rnn_cells();
     detail::register_autocast();
   });
 }

@@ -47,6 +47,8 @@ void register_kernels();
 // the CPU kernel where CUDA has its own; a refusal where CUDA has none.
 void register_cuda_kernels();
 void refuse_without_cuda_kernel(const c10::FunctionSchema& schema);
+// The fused LSTM and GRU cells 2.x calls for a PrivateUse1 input (rnn_cells.cpp).
+void register_rnn_cells();
 // Operators run on CPU copies by the sim itself: convolutions, undeclared writes (cpu_copies.cpp).
 void register_cpu_copies();
 // CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).

@@ -98,4 +98,31 @@ TEST(SimKernels, FactoryFunctionsKeepTheirDevice) {
   EXPECT_EQ(torch::triu_indices(3, 3, 0, options).device(), tp::sim::device());
 }
 
+// The fused LSTM and GRU cells that 2.x calls for an input on sim:0 (RNN.cpp) compute CUDA's cell
+// math, and their gradients flow: the same as the unfused cell on the CPU.
+TEST(SimKernels, FusedRnnCellsMatchTheUnfusedCell) {
+  torch::manual_seed(5);
+  const torch::Tensor input_gates = torch::randn({3, 20}), hidden_gates = torch::randn({3, 20});
+  const torch::Tensor cx = torch::randn({3, 5});
+  const auto on_cpu = [&](const torch::Tensor& gates) {
+    const auto chunks = gates.chunk(4, 1);
+    const torch::Tensor cy = chunks[1].sigmoid() * cx + chunks[0].sigmoid() * chunks[2].tanh();
+    return std::make_tuple(chunks[3].sigmoid() * cy.tanh(), cy);
+  };
+  const torch::Tensor leaf = input_gates.clone().requires_grad_();
+  const auto [hy, cy] = on_cpu(leaf + hidden_gates);
+  (hy.sum() + 2 * cy.sum()).backward();
+  const torch::Tensor sim_leaf = input_gates.to(tp::sim::device()).requires_grad_();
+  const auto fused = at::_thnn_fused_lstm_cell(sim_leaf, hidden_gates.to(tp::sim::device()),
+                                               cx.to(tp::sim::device()));
+  EXPECT_TRUE(torch::equal(std::get<0>(fused).cpu(), hy));
+  (std::get<0>(fused).sum() + 2 * std::get<1>(fused).sum()).backward();
+  EXPECT_TRUE(torch::equal(sim_leaf.grad().cpu(), leaf.grad()));
+  const torch::Tensor hx = cx.to(tp::sim::device());
+  const auto gru =
+      at::_thnn_fused_gru_cell(input_gates.narrow(1, 0, 15).to(tp::sim::device()),
+                               hidden_gates.narrow(1, 0, 15).to(tp::sim::device()), hx);
+  EXPECT_EQ(std::get<0>(gru).sizes(), cx.sizes());
+}
+
 }  // namespace
