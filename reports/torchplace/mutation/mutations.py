@@ -356,8 +356,8 @@ MUTATIONS = [
     m(
         "sim_device_index_dropped",
         SIM,
-        "return {data, data, &c10::free_cpu, at_index(current_index())};",
-        "return {data, data, &c10::free_cpu, at_index(0)};",
+        "return {data, data, &free_device_bytes, at_index(index)};",
+        "return {data, data, &free_device_bytes, at_index(0)};",
         [(H, "SimDevices.*"), (S, "multi_gpu.variant=in*devices=sim0+sim1")],
     ),
     m(
