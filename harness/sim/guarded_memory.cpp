@@ -4,7 +4,8 @@
 // data pointer (data_ptr<T>()[i], accessor, memcpy) faults, as a device pointer read on the host
 // misbehaves on CUDA, and host_read_fault.cpp says so. The sim's own kernels reach the bytes
 // through host_address(), which maps a device address (an interior one too) to its host bytes.
-// TORCHPLACE_SIM_HOST_READS=allow, read once at enable(), hands out the host bytes themselves.
+// A freed reservation is kept for reuse (up to 1024). TORCHPLACE_SIM_HOST_READS=allow, read once
+// at enable(), hands out the host bytes themselves.
 #include <c10/core/impl/alloc_cpu.h>
 #include <c10/util/Exception.h>
 #include <sched.h>
@@ -17,6 +18,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "sim_internal.h"
 
@@ -34,6 +37,13 @@ std::atomic<bool> guarded{false};
 std::mutex regions_mutex;
 // By reservation address. Never destroyed: tensors and the fault handler outlive static objects.
 auto* const regions = new std::map<uintptr_t, Allocation>();
+
+// Freed reservations by length, handed out again: an mmap and munmap pair costs about 5 us, ten
+// times the rest of an allocation (README), while a kept reservation costs address space only.
+// At most kKept; more are unmapped. Guarded by regions_mutex.
+constexpr size_t kKept = 1024;
+auto* const kept = new std::unordered_map<size_t, std::vector<void*>>();
+size_t kept_count = 0;
 
 size_t page_size() {
   static const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -70,6 +80,16 @@ void* reserve(size_t length, size_t bytes, c10::DeviceIndex index) {
   return address;
 }
 
+void* take_kept(size_t length) {
+  const std::lock_guard<std::mutex> lock(regions_mutex);
+  const auto found = kept->find(length);
+  if (found == kept->end() || found->second.empty()) return nullptr;
+  void* address = found->second.back();
+  found->second.pop_back();
+  --kept_count;
+  return address;
+}
+
 }  // namespace
 
 void configure_device_memory() {
@@ -84,9 +104,9 @@ void* allocate_device_bytes(size_t bytes, c10::DeviceIndex index) {
   if (!host_reads_guarded() || bytes == 0) return c10::alloc_cpu(bytes);  // 0 bytes: null
   const size_t length = (bytes + page_size() - 1) / page_size() * page_size();
   void* host = c10::alloc_cpu(bytes);
-  void* device = nullptr;
+  void* device = take_kept(length);
   try {
-    device = reserve(length, bytes, index);
+    if (device == nullptr) device = reserve(length, bytes, index);
   } catch (...) {
     c10::free_cpu(host);
     throw;
@@ -101,14 +121,20 @@ void free_device_bytes(void* data) {
   if (data == nullptr) return;
   if (!host_reads_guarded()) return c10::free_cpu(data);
   Allocation region{};
+  bool keep = false;
   {
     const std::lock_guard<std::mutex> lock(regions_mutex);
     const auto found = regions->find(reinterpret_cast<uintptr_t>(data));
     TORCH_INTERNAL_ASSERT(found != regions->end(), "tp::sim: freeing an unknown address");
     region = found->second;
     regions->erase(found);
+    keep = kept_count < kKept;
+    if (keep) {
+      (*kept)[region.reserved].push_back(data);
+      ++kept_count;
+    }
   }
-  munmap(data, region.reserved);  // after the erase: the address may be handed out again
+  if (!keep) munmap(data, region.reserved);  // after the erase: the address may be reused
   c10::free_cpu(region.host);
 }
 
