@@ -9,6 +9,7 @@
 #include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/util/accumulate.h>
 #include <torch/library.h>
 
 #include <vector>
@@ -40,12 +41,13 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
                                            c10::DispatchKeySet(kKey), c10::dtype_or_default(dtype));
 }
 
-// A CPU tensor over the same memory (both devices keep their bytes in host memory), with the
-// same conjugate and negative bits, so that the CPU copy below resolves them.
+// A CPU tensor over the same memory (both devices keep their bytes in host memory, the sim's
+// behind an address host code cannot read: host_address), with the same conjugate and negative
+// bits, so that the CPU copy below resolves them.
 at::Tensor host_alias(const at::Tensor& tensor) {
   if (tensor.device().is_cpu()) return tensor;
-  at::Tensor alias = at::from_blob(tensor.data_ptr(), tensor.sizes(), tensor.strides(),
-                                   tensor.options().device(at::kCPU));
+  at::Tensor alias = at::from_blob(host_address(tensor.data_ptr()), tensor.sizes(),
+                                   tensor.strides(), tensor.options().device(at::kCPU));
   alias._set_conj(tensor.is_conj());
   alias._set_neg(tensor.is_neg());
   return alias;
@@ -60,11 +62,45 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   return dst;
 }
 
+// Grows a sim storage to `bytes`, keeping its bytes. LibTorch's CPU resize (resize_bytes_cpu,
+// aten/src/ATen/native/Resize.cpp, 1.13.1 and 2.6.0) would memcpy them through the data
+// pointer, which host code cannot read; after this it finds the storage big enough.
+void grow_storage(const c10::Storage& storage, size_t bytes) {
+  if (bytes <= storage.nbytes() || !is_sim(storage.device())) return;
+  TORCH_CHECK(storage.resizable(), "Trying to resize storage that is not resizable");
+  c10::StorageImpl* impl = storage.unsafeGetStorageImpl();
+  at::DataPtr grown = impl->allocator()->allocate(bytes);
+  copy_device_bytes(grown.get(), storage.data(), storage.nbytes());
+  impl->set_data_ptr_noswap(std::move(grown));
+  impl->set_nbytes(bytes);
+}
+
+// The bytes a tensor of `size` (and `stride`, if given) at `offset` needs; none when empty, as
+// LibTorch's maybe_resize_storage_cpu skips those, or when the strides do not fit (it refuses).
+size_t bytes_needed(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRef stride,
+                    int64_t offset) {
+  if (c10::multiply_integers(size) == 0) return 0;
+  const size_t item = self.dtype().itemsize();
+  if (stride.data() == nullptr)
+    return at::detail::computeStorageNbytesContiguous(size, item, offset);
+  if (stride.size() != size.size()) return 0;
+  return at::detail::computeStorageNbytes(size, stride, item, offset);
+}
+
 // A resize allocates on the current device: make it the tensor's own, as CUDA's resize_ does.
 const at::Tensor& resize_on_own_device(const at::Tensor& self, at::IntArrayRef size,
                                        c10::optional<at::MemoryFormat> memory_format) {
   const c10::DeviceGuard guard(self.device());
+  grow_storage(self.storage(), bytes_needed(self, size, {}, self.storage_offset()));
   return at::native::resize_(self, size, memory_format);
+}
+
+// set_ with a storage too small for the view grows it (resize_impl_cpu_): grown here first.
+at::Tensor& set_storage(at::Tensor& self, c10::Storage source, int64_t offset, at::IntArrayRef size,
+                        at::IntArrayRef stride) {
+  const c10::DeviceGuard guard(source.device());
+  grow_storage(source, bytes_needed(self, size, stride, offset));
+  return at::native::set_storage_cpu_(self, std::move(source), offset, size, stride);
 }
 
 at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
@@ -96,7 +132,7 @@ void register_kernels() {
   aten->impl("unfold", TORCH_FN(at::native::unfold));
   aten->impl("resize_", TORCH_FN(resize_on_own_device));
   aten->impl("set_.source_Storage", TORCH_FN(at::native::set_));
-  aten->impl("set_.source_Storage_storage_offset", TORCH_FN(at::native::set_storage_cpu_));
+  aten->impl("set_.source_Storage_storage_offset", TORCH_FN(set_storage));
   aten->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
   // A query, not differentiable; 1.13 finds no kernel for it under AutogradPrivateUse1 otherwise.
   static auto* autograd = new torch::Library(

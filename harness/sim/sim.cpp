@@ -1,7 +1,6 @@
 // tp::sim: the device itself (allocator and guard), its name, and enable().
 #include <c10/core/Allocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
-#include <c10/core/impl/alloc_cpu.h>
 #include <torch/version.h>
 
 #include <atomic>
@@ -28,21 +27,23 @@ thread_local c10::DeviceIndex current = 0;  // this thread's current device, as 
 
 c10::Device at_index(c10::DeviceIndex index) { return c10::Device(kType, index); }
 
-// Host memory from LibTorch's CPU allocator, tagged with the current simulated device (the
-// kernels that allocate set it first with a device guard, as CUDA's wrappers do). No pinning.
+// Host memory (guarded_memory.cpp: behind an address that host code cannot read), tagged with
+// the current simulated device (the kernels that allocate set it first with a device guard, as
+// CUDA's wrappers do). No pinning.
 struct HostAllocator final : c10::Allocator {
 #if TP_SIM_AT_LEAST(2, 3)
   c10::DataPtr allocate(size_t bytes) override {
 #else
   c10::DataPtr allocate(size_t bytes) const override {
 #endif
-    void* data = c10::alloc_cpu(bytes);
-    return {data, data, &c10::free_cpu, at_index(current_index())};
+    const c10::DeviceIndex index = current_index();
+    void* data = allocate_device_bytes(bytes, index);
+    return {data, data, &free_device_bytes, at_index(index)};
   }
-  c10::DeleterFnPtr raw_deleter() const override { return &c10::free_cpu; }
+  c10::DeleterFnPtr raw_deleter() const override { return &free_device_bytes; }
 #if TP_SIM_AT_LEAST(2, 3)
   void copy_data(void* dest, const void* src, std::size_t count) const override {
-    std::memcpy(dest, src, count);
+    copy_device_bytes(dest, src, count);  // Allocator::clone (copy-on-write storage)
   }
 #endif
 };
@@ -117,6 +118,7 @@ bool checks_enabled() {
 
 void register_device() {
   count.store(count_from_environment());
+  configure_device_memory();  // TORCHPLACE_SIM_HOST_READS, before the first allocation
   c10::SetAllocator(kType, &allocator);
 #if TP_SIM_AT_LEAST(2, 0)
   c10::register_privateuse1_backend("sim");
@@ -161,6 +163,11 @@ bool is_sim(const torch::Device& device) { return device.type() == detail::kType
 std::string label(const torch::Device& device) {
   if (!is_sim(device)) return device.str();
   return "sim:" + std::to_string(device.has_index() ? device.index() : 0);
+}
+
+bool host_reads_guarded() {
+  enable();
+  return detail::host_reads_guarded();
 }
 
 long long checked_calls() { return detail::checked_call_count(); }

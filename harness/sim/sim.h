@@ -44,6 +44,13 @@ bool is_sim(const torch::Device& device);
 // "sim:0" for the simulated device on every LibTorch version, device.str() otherwise.
 std::string label(const torch::Device& device);
 
+// False when the environment variable TORCHPLACE_SIM_HOST_READS=allow (read once, when enable()
+// first runs; any other value than unset or 'allow' is refused there) gives sim tensors plain host
+// memory; true by default, when host code that reads a sim tensor's memory (data_ptr<T>()[i],
+// accessor, memcpy from data_ptr()) dies of SIGSEGV with a message naming the tensor's device and
+// the fix (harness/sim/README.md "Host reads of device memory"). Calls enable().
+bool host_reads_guarded();
+
 // A counter of the operator calls the checking fallback has seen: compare two readings (for tests
 // that must show the check ran between them).
 long long checked_calls();

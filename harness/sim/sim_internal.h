@@ -41,6 +41,28 @@ bool checks_enabled();
 int version_column();
 int version_column(int major, int minor);
 
+// Device memory (guarded_memory.cpp; README "Host reads of device memory"). Unless
+// TORCHPLACE_SIM_HOST_READS=allow (read once by configure_device_memory, at enable()), a sim
+// allocation's address has no access: the bytes live elsewhere in host memory and the sim reaches
+// them through host_address(). Zero bytes are a null pointer.
+void configure_device_memory();
+bool host_reads_guarded();
+void* allocate_device_bytes(size_t bytes, c10::DeviceIndex index);
+void free_device_bytes(void* data);
+// The host bytes behind a sim address (one inside an allocation, or its end, too); any other
+// pointer unchanged. copy_device_bytes is memcpy through it, for either side.
+void* host_address(const void* device_address);
+void copy_device_bytes(void* destination, const void* source, size_t count);
+// For the fault handler (host_read_fault.cpp): the allocation whose reservation holds `address`.
+struct DeviceRegion {
+  uintptr_t start;
+  size_t bytes;
+  c10::DeviceIndex index;
+};
+bool region_for_fault(uintptr_t address, DeviceRegion* region);
+// SIGSEGV and SIGBUS: a fault inside a sim allocation is reported and fatal; others pass on.
+void install_host_read_handler();
+
 // Kernels that must not go through the fallback: allocation, copies, views, storage.
 void register_kernels();
 // Operators whose CUDA kernel a PrivateUse1 device does not get by default (cuda_kernels.cpp):

@@ -40,6 +40,7 @@ CHECKPOINT = "scenarios/checkpoint_map_location.cpp"
 AMP = "scenarios/amp.cpp"
 SIM = "harness/sim/sim.cpp"
 SIM_FALLBACK = "harness/sim/fallback.cpp"
+SIM_MEMORY = "harness/sim/guarded_memory.cpp"
 TORCHSCRIPT = "scenarios/torchscript_load.cpp"
 SCENARIO_API = "harness/scenario.cpp"
 DDP = "scenarios/ddp.cpp"
@@ -356,9 +357,18 @@ MUTATIONS = [
     m(
         "sim_device_index_dropped",
         SIM,
-        "return {data, data, &c10::free_cpu, at_index(current_index())};",
-        "return {data, data, &c10::free_cpu, at_index(0)};",
+        "return {data, data, &free_device_bytes, at_index(index)};",
+        "return {data, data, &free_device_bytes, at_index(0)};",
         [(H, "SimDevices.*"), (S, "multi_gpu.variant=in*devices=sim0+sim1")],
+    ),
+    # Host reads of sim memory (harness/sim/README.md): the reservation behind a sim tensor's
+    # data pointer made readable, so data_ptr<T>()[i] on sim:0 reads again instead of dying.
+    m(
+        "sim_host_reads_unguarded",
+        SIM_MEMORY,
+        "mmap(nullptr, length, PROT_NONE,",
+        "mmap(nullptr, length, PROT_READ | PROT_WRITE,",
+        [(H, "SimHostReads.*")],
     ),
     m(
         "sim_over_broad_exemption",
