@@ -146,6 +146,12 @@ void register_cpu_copies() {
   static auto* sparse = new torch::Library(torch::Library::IMPL, "_",
                                            c10::DispatchKey::SparsePrivateUse1, __FILE__, __LINE__);
   sparse->fallback(boxed<&refuse_sparse>());
+#if TP_SIM_AT_LEAST(2, 6)  // compressed layouts per backend: in 2.6.0's DispatchKey.h, not 1.13.1's
+  // (1.13.1 refuses a CSR tensor on privateuseone itself: "Unsupported device type")
+  static auto* compressed = new torch::Library(
+      torch::Library::IMPL, "_", c10::DispatchKey::SparseCsrPrivateUse1, __FILE__, __LINE__);
+  compressed->fallback(boxed<&refuse_sparse>());
+#endif
 }
 
 }  // namespace tp::sim::detail

@@ -4,10 +4,6 @@
 
 #include "sim_internal.h"
 
-#define TP_SIM_AT_LEAST(major, minor) \
-  (TORCH_VERSION_MAJOR > (major) ||   \
-   (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
-
 #if TP_SIM_AT_LEAST(2, 1)
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>

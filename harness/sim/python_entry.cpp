@@ -4,12 +4,20 @@
 #include <torch/version.h>
 
 #include <exception>
+#include <sstream>
 #include <string>
 
 #include "sim_internal.h"
+#include "transfer_log.h"
 
 namespace {
 thread_local std::string last_error;  // what the last failed call raised
+thread_local std::string last_json;   // what torchplace_sim_log_json returned last
+
+void copies_json(std::ostream& out, const char* name, const tp::sim::CopyCount& count) {
+  out << '"' << name << "\": {\"copies\": " << count.copies << ", \"bytes\": " << count.bytes
+      << ", \"non_blocking\": " << count.non_blocking << "}, ";
+}
 }  // namespace
 
 extern "C" {
@@ -45,6 +53,45 @@ __attribute__((visibility("default"))) const char* torchplace_sim_torch_version(
 // The calling thread's current simulated device (a device guard sets it, as CUDA's does).
 __attribute__((visibility("default"))) int torchplace_sim_current_device() noexcept {
   return tp::sim::detail::current_index();
+}
+
+// A transfer log (tp::sim::TransferLog) for Python: counts from here until stopped or freed.
+__attribute__((visibility("default"))) void* torchplace_sim_log_start() noexcept {
+  try {
+    return new tp::sim::TransferLog();
+  } catch (const std::exception& error) {
+    last_error = error.what();
+    return nullptr;
+  }
+}
+
+__attribute__((visibility("default"))) void torchplace_sim_log_stop(void* log) noexcept {
+  static_cast<tp::sim::TransferLog*>(log)->stop();
+}
+
+__attribute__((visibility("default"))) void torchplace_sim_log_free(void* log) noexcept {
+  delete static_cast<tp::sim::TransferLog*>(log);
+}
+
+// The log's counts as JSON: {"host_to_device": {"copies", "bytes", "non_blocking"},
+// "device_to_host": ..., "device_to_device": ..., "syncs": {operator: count}}. Valid until the
+// thread's next call.
+__attribute__((visibility("default"))) const char* torchplace_sim_log_json(void* log) noexcept {
+  const tp::sim::TransferCounts counts = static_cast<tp::sim::TransferLog*>(log)->counts();
+  std::ostringstream out;
+  out << '{';
+  copies_json(out, "host_to_device", counts.host_to_device);
+  copies_json(out, "device_to_host", counts.device_to_host);
+  copies_json(out, "device_to_device", counts.device_to_device);
+  out << "\"syncs\": {";
+  const char* separator = "";
+  for (const auto& [op, count] : counts.syncs) {
+    out << separator << '"' << op << "\": " << count;  // operator names: identifiers
+    separator = ", ";
+  }
+  out << "}}";
+  last_json = out.str();
+  return last_json.c_str();
 }
 
 // Why the last call on this thread failed.

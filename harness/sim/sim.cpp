@@ -10,10 +10,6 @@
 
 #include "sim_internal.h"
 
-#define TP_SIM_AT_LEAST(major, minor) \
-  (TORCH_VERSION_MAJOR > (major) ||   \
-   (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
-
 namespace tp::sim {
 namespace detail {
 namespace {

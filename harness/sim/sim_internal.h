@@ -2,8 +2,14 @@
 #pragma once
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
+#include <torch/version.h>
 
 #include "sim.h"
+
+// True when the LibTorch built against is major.minor or newer.
+#define TP_SIM_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) ||   \
+   (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 namespace tp::sim::detail {
 

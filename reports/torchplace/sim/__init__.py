@@ -3,6 +3,9 @@
     import torch, torchplace.sim as sim
     d = sim.device(0)       # sim:0 on torch 2.x, privateuseone:0 on 1.13
     x = torch.randn(4, 3).to(d)
+    with sim.TransferLog() as log:   # host<->device copies and bytes, syncs by operator
+        train_step()
+    log.counts()
 
 Importing this module loads libtorchplace_sim_python.so, the sim built against this process's
 torch (the same LibTorch: a library built for another version is refused by its version), and
@@ -59,6 +62,8 @@ def enable() -> None:
     except OSError as error:
         raise SimUnavailable(f"torchplace.sim: cannot load {path}: {error}") from error
     library.torchplace_sim_error.restype = ctypes.c_char_p
+    library.torchplace_sim_log_start.restype = ctypes.c_void_p
+    library.torchplace_sim_log_json.restype = ctypes.c_char_p
     library.torchplace_sim_torch_version.restype = ctypes.c_char_p
     built = library.torchplace_sim_torch_version().decode()
     if built.split(".")[:2] != torch.__version__.split(".")[:2]:
@@ -96,6 +101,13 @@ def _device_module(library: ctypes.CDLL) -> types.ModuleType:
     return module
 
 
+def library() -> ctypes.CDLL:
+    """The loaded library (enable() first)."""
+    enable()
+    assert _library is not None
+    return _library
+
+
 def device_count() -> int:
     """2 unless TORCHPLACE_SIM_DEVICES (1..16) said otherwise when the sim was enabled."""
     enable()
@@ -115,3 +127,7 @@ def device(index: int = 0) -> torch.device:
 
 
 enable()
+
+from torchplace.sim.transfer_log import TransferLog  # noqa: E402 - needs the library loaded
+
+__all__ = ["SimUnavailable", "TransferLog", "device", "device_count", "enable", "type_name"]
