@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""Writes scalar_rules.inc: for each operator whose CUDA implementation builds a TensorIterator,
+whether CUDA accepts a 0-dim CPU tensor as an input, and why, per LibTorch version, read from
+that version's source tree; tp::sim's fallback applies it (README "Which operators check").
+
+The mapping, per operator of native_functions.yaml: a structured out= operator (structured_inherits
+TensorIteratorBase) -> its meta function TORCH_META_FUNC(name[_overload]) (the iterator it
+builds) and TORCH_IMPL_FUNC(<its CUDA kernel name>) (the stub it calls); any other operator ->
+the function its `CUDA:` dispatch entry names; then each stub -> its REGISTER_DISPATCH in
+native/cuda -> the kernel -> the launcher (aten/src/ATen/native/cuda/Loops.cuh, JitLoops.cuh),
+following calls three deep. The rules read (TensorIterator.cpp compute_types, Loops.cuh):
+  accept     every iterator sets allow_cpu_scalars and every launcher takes a CPU scalar
+             (the *_with_scalars family, or the kernel's own iter.is_cpu_scalar handling)
+  iterator   no iterator sets allow_cpu_scalars: compute_types refuses the CPU tensor
+  kernel     allow_cpu_scalars, but the kernel launches gpu_kernel & co, whose
+             TORCH_INTERNAL_ASSERT(iter.device(arg).is_cuda()) refuses it
+  undecided  anything else (none found, both kinds, an iterator without the device check)
+Operators whose functional/in-place form delegates (structured_delegate) get the out= row's.
+
+Usage: scalar_rules.py OUT.inc VERSION=SOURCE_TREE ...
+  e.g. scalar_rules.py scalar_rules.inc 1.13.1=/var/cache/torchplace/sources/1.13.1 \\
+       2.6.0=/var/cache/torchplace/sources/2.6.0
+Versions in ascending order; the fallback reads the newest listed one not newer than the installed
+LibTorch (2.14.1, whose source is not available, reads 2.6.0's).
+Exit: 0 written, 3 a tree could not be read, 64 bad arguments (reports/torchplace/schema.py).
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Dict, List, Optional, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cxx_index  # noqa: E402
+import scalar_analysis as sa  # noqa: E402
+
+YAML = "aten/src/ATen/native/native_functions.yaml"
+FUNC = re.compile(r"^- func: ([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?\(")
+
+
+def parse_yaml(text: str) -> Dict[Tuple[str, str], dict]:
+    """(name, overload) -> {nocheck, comment, structured, ti, delegate, cuda, ufunc}."""
+    entries, current, in_dispatch = {}, None, False
+    for line in text.splitlines():
+        m = FUNC.match(line)
+        if m:
+            current = {"structured": False, "ti": False, "delegate": None, "cuda": None,
+                       "ufunc": False, "nocheck": False, "comment": ""}
+            entries[(m.group(1), m.group(2) or "")] = current
+            in_dispatch = False
+            continue
+        if current is None or not line.startswith("  "):
+            continue
+        stripped = line.strip()
+        if line.startswith("    ") and in_dispatch and ":" in stripped:
+            keys, value = stripped.split(":", 1)
+            if "CUDA" in [k.strip() for k in keys.split(",")]:
+                current["cuda"] = value.split("#")[0].strip()
+            continue
+        in_dispatch = stripped == "dispatch:"
+        if stripped.startswith("device_check: NoCheck"):
+            current["nocheck"] = True
+            current["comment"] = stripped.partition("#")[2].strip()
+        elif stripped.startswith("structured: True"):
+            current["structured"] = True
+        elif stripped.startswith("structured_inherits: TensorIteratorBase"):
+            current["ti"] = True
+        elif stripped.startswith("structured_delegate:"):
+            current["delegate"] = stripped.split(":", 1)[1].split("#")[0].strip()
+        elif stripped.startswith("ufunc_inner_loop:"):
+            current["ufunc"] = True
+    return entries
+
+
+def meta_name(entries, out_key: Tuple[str, str]) -> Optional[str]:
+    """torchgen's meta name: the functional member's `name[_overload]` (api/meta.py)."""
+    target = out_key[0] + ("." + out_key[1] if out_key[1] else "")
+    for (name, overload), entry in entries.items():
+        if entry["delegate"] == target and not name.endswith("_"):
+            return name + ("_" + overload if overload else "")
+    return None
+
+
+def analyse(index, builders, entries, key, ufunc_site: str) -> Optional[Tuple[str, str, str]]:
+    entry, found = entries[key], sa.Findings()
+    if entry["structured"]:
+        meta = index.meta.get(meta_name(entries, key) or "", [])
+        impl = index.impl.get(entry["cuda"] or "", [])
+        for definition in meta + impl:
+            sa.read(index, builders, definition, found, 5)
+        if entry["ufunc"]:
+            return sa.verdict(found, ufunc_site)
+    elif entry["cuda"]:
+        for definition in index.find(entry["cuda"]):
+            sa.read(index, builders, definition, found, 5)
+    else:
+        return None
+    if not found.iterators and "TensorIterator" not in entry["comment"]:
+        return None  # not TensorIterator-based
+    return sa.verdict(found, None)
+
+
+def ufunc_site(root: str) -> str:
+    """Where torchgen's generated CUDA ufunc kernel takes a CPU scalar (dest/ufunc.py)."""
+    path = os.path.join(root, "torchgen", "dest", "ufunc.py")
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if "iter.is_cpu_scalar" in line:
+                return f"torchgen/dest/ufunc.py:{number} (is_cpu_scalar)"
+    return "torchgen/dest/ufunc.py"
+
+
+def launcher_asserts(root: str, index) -> Dict[str, Tuple[str, str, str]]:
+    """launcher -> (its TORCH_INTERNAL_ASSERT's condition, file:line, the message template)."""
+    found = {}
+    for name in sorted(sa.PLAIN_LAUNCHERS):
+        for d in index.find(name, cuda_only=True):
+            m = re.search(r"TORCH_INTERNAL_ASSERT\s*\(", d.body)
+            if not m or name in found:
+                continue
+            line = index.line_of(d, m.start())
+            with open(os.path.join(root, d.path), encoding="utf-8") as handle:
+                raw = handle.read().split("\n")
+            statement = " ".join(raw[line - 1:line + 4])
+            statement = statement[statement.find("TORCH_INTERNAL_ASSERT"):]
+            end = cxx_index.balanced(statement, statement.find("("))
+            args = cxx_index.split_args(statement[statement.find("(") + 1:end - 1])
+            template = "".join(a[1:-1] if a.startswith('"') else "{" + a + "}" for a in args[1:])
+            found[name] = (" ".join(args[0].split()), f"{d.path}:{line}", template)
+    return found
+
+
+def read_version(root: str):
+    index = cxx_index.Index(root)
+    builders = sa.Builders(index)
+    with open(os.path.join(root, YAML), encoding="utf-8") as handle:
+        entries = parse_yaml(handle.read())
+    site, rows = ufunc_site(root), {}
+    index.ufunc_site = site
+    index.ufunc_stubs = {name + "_stub" for (name, _), e in entries.items() if e["ufunc"]}
+    for key, entry in entries.items():
+        if entry["delegate"] is None:
+            result = analyse(index, builders, entries, key, site)
+            if result:
+                rows[key] = result
+    for key, entry in entries.items():
+        if entry["delegate"]:
+            name, _, overload = entry["delegate"].partition(".")
+            if (name, overload) in rows:
+                verdict, launcher, why = rows[(name, overload)]
+                rows[key] = (verdict, launcher, f"as {entry['delegate']}: {why}")
+    return rows, launcher_asserts(root, index)
+
+
+def quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', "'") + '"'
+
+
+def write(path: str, versions: List[str], tables, asserts) -> None:
+    lines = [
+        "// GENERATED by harness/sim/scalar_rules.py; do not edit. Data, not code: per operator,",
+        "// whether CUDA takes a 0-dim CPU input (accept), or refuses it in TensorIterator's",
+        "// compute_types (iterator) or in the kernel's launcher (kernel), or the reading could not",
+        "// tell (undecided; '' where the version has no such TensorIterator operator), and why",
+        "// (file:line in that version's source tree, paths under aten/src/ATen[/native]).",
+        "// TP_SIM_SCALAR_RULE(name, overload, {verdict, launcher, why} per version)",
+        "// TP_SIM_SCALAR_LAUNCHER(launcher, {condition, file:line, message} per version)",
+        f"#define TP_SIM_SCALAR_RULE_VERSIONS {len(versions)}",
+        "#define TP_SIM_SCALAR_RULE_VERSION_LIST " + ", ".join(quoted(v) for v in versions),
+        "#ifdef TP_SIM_SCALAR_LAUNCHER",
+    ]
+    for name in sorted(sa.PLAIN_LAUNCHERS):
+        cells = [a.get(name, ("", "", "")) for a in asserts]
+        lines.append(f"TP_SIM_SCALAR_LAUNCHER({quoted(name)}, " + ", ".join(
+            "{" + ", ".join(quoted(x) for x in c) + "}" for c in cells) + ")")
+    lines += ["#endif", "#ifdef TP_SIM_SCALAR_RULE"]
+    for key in sorted(set().union(*tables)):
+        cells = [t.get(key, ("", "", "")) for t in tables]
+        lines.append(f"TP_SIM_SCALAR_RULE({quoted(key[0])}, {quoted(key[1])}, " + ", ".join(
+            "{" + ", ".join(quoted(x) for x in c) + "}" for c in cells) + ")")
+    lines.append("#endif")
+    with open(path, "w") as out:
+        out.write("\n".join(lines) + "\n")
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) < 3 or not all("=" in a for a in argv[2:]):
+        print(__doc__, file=sys.stderr)
+        return 64
+    versions, tables, asserts = [], [], []
+    for item in argv[2:]:
+        version, root = item.split("=", 1)
+        if not os.path.isfile(os.path.join(root, YAML)):
+            print(f"scalar_rules.py: no {YAML} under {root} ({version})", file=sys.stderr)
+            return 3
+        rows, launchers = read_version(root)
+        versions.append(version)
+        tables.append(rows)
+        asserts.append(launchers)
+    write(argv[1], versions, tables, asserts)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
