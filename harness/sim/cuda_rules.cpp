@@ -5,6 +5,7 @@
 // sorter check (BucketizationUtils.h). README "Which operators check".
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/util/Exception.h>
+#include <torch/library.h>
 
 #include <torch/version.h>
 
@@ -47,6 +48,16 @@ constexpr LauncherRow kLauncherRows[] = {
 #include "scalar_rules.inc"
 };
 #undef TP_SIM_SCALAR_LAUNCHER
+struct AsCalledRow {
+  const char* name;
+  const char* overload;
+  int present[TP_SIM_SCALAR_RULE_VERSIONS];
+};
+#define TP_SIM_AS_CALLED(name, overload, ...) {name, overload, {__VA_ARGS__}},
+constexpr AsCalledRow kAsCalledRows[] = {
+#include "scalar_rules.inc"
+};
+#undef TP_SIM_AS_CALLED
 }  // namespace
 
 namespace tp::sim::detail {
@@ -163,6 +174,22 @@ void check_own(const c10::FunctionSchema& schema, const torch::jit::Stack& stack
   TORCH_CHECK(order.device() == boundaries.device(), "torch.searchsorted(): sorter and boundary "
               "tensors should have same device type, but got sorter tensor device type ",
               order.device(), " and input value tensor device type ", boundaries.device());
+}
+
+// A structured operator's functional and in-place forms reach the sim as the out= form their
+// generic kernel calls, after its meta function's iterator; an operator with a CUDA kernel and a
+// CompositeExplicitAutograd one, as its decomposition. Where CUDA's wrapper of the form called
+// checks (scalar_rules.inc TP_SIM_AS_CALLED), the fallback is that form's kernel, so that the
+// wrapper's check comes first, as on CUDA: clamp_min.Tensor's refuses a 0-dim CPU min that
+// clamp_min.Tensor_out's iterator would take.
+void register_as_called(torch::Library& aten) {
+  for (const AsCalledRow& row : kAsCalledRows) {
+    if (!row.present[scalar_column()]) continue;
+    const c10::OperatorName name(std::string("aten::") + row.name, row.overload);
+    if (!c10::Dispatcher::singleton().findSchema(name)) continue;  // not in this LibTorch
+    const std::string qualified = std::string(row.name) + (*row.overload ? "." : "") + row.overload;
+    aten.impl(qualified.c_str(), torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
+  }
 }
 
 }  // namespace tp::sim::detail

@@ -2,6 +2,7 @@
 #pragma once
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
+#include <torch/library.h>
 
 #include <string>
 
@@ -67,6 +68,10 @@ c10::optional<c10::Device> check_iterator(const c10::FunctionSchema& schema,
                                           const torch::jit::Stack& stack, ScalarRule rule);
 // Kernel-level checks the wrapper does not make (searchsorted's keyword-only sorter).
 void check_own(const c10::FunctionSchema& schema, const torch::jit::Stack& stack);
+
+// The fallback as the kernel of the forms CUDA's wrapper checks as called (scalar_rules.inc
+// TP_SIM_AS_CALLED).
+void register_as_called(torch::Library& aten);
 
 // Kernels that must not go through the fallback: allocation, copies, views, storage.
 void register_kernels();

@@ -11,6 +11,7 @@
 
 #include <torchplace/compat.h>
 #include <torchplace/sim/sim.h>
+#include "internal/expected_error.h"
 #include "raised_message.h"
 #include "sim/sim_internal.h"
 
@@ -114,6 +115,29 @@ TEST(SimCudaRules, AnIteratorMismatchIsTensorIteratorsMessage) {
   EXPECT_EQ(message_of([&] { torch::add_out(out, x, there); }),
             "Expected all tensors to be on the same device, but found at least two devices, " +
                 sim_name() + " and " + c10::str(tp::sim::device(1)) + "!");
+}
+
+// clamp_min.Tensor's CUDA wrapper checks its tensors (no NoCheck in its yaml entry), though the
+// out= form its generic kernel calls is NoCheck and would take a CPU scalar min: the sim checks
+// the form as called (scalar_rules.inc TP_SIM_OWN_WRAPPER), naming `min`.
+TEST(SimCudaRules, AFormCheckedByItsOwnWrapperRefusesWhatItsOutFormTakes) {
+  const torch::Tensor x = torch::zeros({3}).to(tp::sim::device());
+  const std::string message = message_of([&] { torch::clamp_min(x, cpu_scalar(1)); });
+  EXPECT_EQ(tp::named_argument(message), "min") << message;
+  EXPECT_NE(message.find("wrapper_SIM_clamp_min_Tensor"), std::string::npos) << message;
+  torch::Tensor out = torch::empty({3}).to(tp::sim::device());
+  torch::clamp_min_out(out, x, cpu_scalar(1));  // NoCheck, its iterator takes one CPU scalar
+  EXPECT_EQ(out.cpu().sum().item<float>(), 3.0f);
+}
+
+// Where the reading could not decide (logical_and: a jiterator kernel without a CPU scalar for
+// ComplexHalf beside one with it), the sim keeps its older rule: a 0-dim CPU input passes.
+TEST(SimCudaRules, AnUndecidedOperatorKeepsTheScalarExemption) {
+  ASSERT_EQ(scalar_rule("logical_and.out").rule, IteratorRule::kUndecided);
+  const torch::Tensor x = torch::ones({3}).to(tp::sim::device());
+  const torch::Tensor both = torch::logical_and(x, torch::tensor(true));
+  EXPECT_EQ(both.device(), tp::sim::device());
+  EXPECT_EQ(both.cpu().sum().item<int64_t>(), 3);
 }
 
 // searchsorted's sorter is keyword-only: the wrapper skips it, CUDA's kernel checks it

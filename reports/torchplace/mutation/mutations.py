@@ -370,7 +370,8 @@ MUTATIONS = [
     ),
     # CUDA's rules past the wrapper as read from each version's source (scalar_rules.inc): the
     # table ignored, TensorIterator's one-scalar limit, allow_cpu_scalars taken as always set, a
-    # launcher's refusal, an accepted scalar refused, searchsorted's sorter check.
+    # launcher's refusal, an accepted scalar refused, forms no longer checked as called, an
+    # undecided operator refused, searchsorted's sorter check.
     m(
         "sim_scalar_rules_ignored",
         SIM_FALLBACK,
@@ -405,6 +406,20 @@ MUTATIONS = [
         'if (verdict == "accept") return IteratorRule::kAccept;',
         'if (verdict == "accept") return IteratorRule::kIterator;',
         [(H, "SimCudaRules.AddTakesAZeroDimCpuScalar")],
+    ),
+    m(
+        "sim_forms_not_checked_as_called",
+        "harness/sim/kernels.cpp",
+        "register_as_called(*aten);",
+        "",
+        [(H, "SimCudaRules.AFormCheckedByItsOwnWrapperRefusesWhatItsOutFormTakes")],
+    ),
+    m(
+        "sim_undecided_refused",
+        SIM_CUDA_RULES,
+        "return IteratorRule::kUndecided;  // undecided, or no such TensorIterator operator",
+        "return IteratorRule::kIterator;",
+        [(H, "SimCudaRules.AnUndecidedOperatorKeepsTheScalarExemption")],
     ),
     m(
         "sim_sorter_not_checked",
