@@ -82,7 +82,8 @@ struct Operand {
   bool is_output;
 };
 
-std::vector<Operand> operands_of(const c10::FunctionSchema& schema, const torch::jit::Stack& stack) {
+std::vector<Operand> operands_of(const c10::FunctionSchema& schema,
+                                 const torch::jit::Stack& stack) {
   const auto& arguments = schema.arguments();
   const size_t first = stack.size() - arguments.size();
   std::vector<Operand> outputs, inputs;
@@ -113,8 +114,9 @@ std::vector<Operand> operands_of(const c10::FunctionSchema& schema, const torch:
   };
   fill("{arg}", std::to_string(arg));
   fill("{iter.device(arg)}", device.str());
-  TORCH_CHECK(false, cell.condition, " INTERNAL ASSERT FAILED at \"", site.substr(0, site.rfind(':')),
-              "\":", site.substr(site.rfind(':') + 1), ", please report a bug to PyTorch. ", message);
+  TORCH_CHECK(false, cell.condition, " INTERNAL ASSERT FAILED at \"",
+              site.substr(0, site.rfind(':')), "\":", site.substr(site.rfind(':') + 1),
+              ", please report a bug to PyTorch. ", message);
 }
 
 }  // namespace
@@ -144,7 +146,8 @@ c10::optional<c10::Device> check_iterator(const c10::FunctionSchema& schema,
     if (!common && op.tensor.defined() && !op.tensor.device().is_cpu()) common = op.tensor.device();
   }
   if (!common) return common;
-  const bool allow = rule.rule == IteratorRule::kAccept || rule.rule == IteratorRule::kKernel;
+  const IteratorRule verdict = rule.rule;
+  const bool allow = verdict == IteratorRule::kAccept || verdict == IteratorRule::kKernel;
   c10::optional<size_t> scalar;
   for (size_t index = 0; index < operands.size(); ++index) {
     const at::Tensor& tensor = operands[index].tensor;
@@ -153,11 +156,13 @@ c10::optional<c10::Device> check_iterator(const c10::FunctionSchema& schema,
       TORCH_CHECK(!scalar, "Trying to pass too many CPU scalars to non-CPU kernel!");
       scalar = index;
     } else if (tensor.device() != *common) {
-      TORCH_CHECK(false, "Expected all tensors to be on the same device, but found at least two "
-                  "devices, ", *common, " and ", tensor.device(), "!");
+      TORCH_CHECK(false,
+                  "Expected all tensors to be on the same device, but found at least two "
+                  "devices, ",
+                  *common, " and ", tensor.device(), "!");
     }
   }
-  if (scalar && rule.rule == IteratorRule::kKernel) kernel_refuses(rule.launcher, *scalar, c10::kCPU);
+  if (scalar && verdict == IteratorRule::kKernel) kernel_refuses(rule.launcher, *scalar, c10::kCPU);
   return common;
 }
 
@@ -171,7 +176,8 @@ void check_own(const c10::FunctionSchema& schema, const torch::jit::Stack& stack
   if (!sorted || !sorter || !stack[first + *sorter].isTensor()) return;
   const at::Tensor& boundaries = stack[first + *sorted].toTensor();
   const at::Tensor& order = stack[first + *sorter].toTensor();
-  TORCH_CHECK(order.device() == boundaries.device(), "torch.searchsorted(): sorter and boundary "
+  TORCH_CHECK(order.device() == boundaries.device(),
+              "torch.searchsorted(): sorter and boundary "
               "tensors should have same device type, but got sorter tensor device type ",
               order.device(), " and input value tensor device type ", boundaries.device());
 }

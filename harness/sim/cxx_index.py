@@ -13,15 +13,42 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
-KEYWORDS = {"if", "for", "while", "switch", "return", "catch", "sizeof", "decltype", "defined",
-            "static_assert", "alignof", "typeid", "else", "do", "new", "delete"}
-TRIGGERS = ("TORCH_META_FUNC", "TORCH_IMPL_FUNC", "REGISTER_DISPATCH", "REGISTER_CUDA_DISPATCH",
-            "TORCH_PRECOMPUTE_META_FUNC")
-STRUCTURED = re.compile(r"\b(TORCH_(?:PRECOMPUTE_)?META_FUNC2?|TORCH_IMPL_FUNC)\s*\(\s*(\w+)\s*"
-                        r"(?:,\s*(\w+)\s*)?\)\s*\(")
+KEYWORDS = {
+    "if",
+    "for",
+    "while",
+    "switch",
+    "return",
+    "catch",
+    "sizeof",
+    "decltype",
+    "defined",
+    "static_assert",
+    "alignof",
+    "typeid",
+    "else",
+    "do",
+    "new",
+    "delete",
+}
+TRIGGERS = (
+    "TORCH_META_FUNC",
+    "TORCH_IMPL_FUNC",
+    "REGISTER_DISPATCH",
+    "REGISTER_CUDA_DISPATCH",
+    "TORCH_PRECOMPUTE_META_FUNC",
+)
+STRUCTURED = re.compile(
+    r"\b(TORCH_(?:PRECOMPUTE_)?META_FUNC2?|TORCH_IMPL_FUNC)\s*\(\s*(\w+)\s*"
+    r"(?:,\s*(\w+)\s*)?\)\s*\("
+)
 DEFINITION = re.compile(r"(?:[\w>]\s+|[&*]\s*)((?:\w+::)*)(~?\w+)\s*\(")
-AFTER_PARAMS = re.compile(r"\s*(?:const\s*|noexcept\s*|override\s*|final\s*|->\s*[\w:<>&*, ]+?\s*)*\{")
-REGISTRATION = re.compile(r"\bREGISTER_(?:CUDA_)?DISPATCH\s*\(\s*(\w+)\s*,\s*&?\s*((?:\w+::)*)(\w+)")
+AFTER_PARAMS = re.compile(
+    r"\s*(?:const\s*|noexcept\s*|override\s*|final\s*|->\s*[\w:<>&*, ]+?\s*)*\{"
+)
+REGISTRATION = re.compile(
+    r"\bREGISTER_(?:CUDA_)?DISPATCH\s*\(\s*(\w+)\s*,\s*&?\s*((?:\w+::)*)(\w+)"
+)
 
 
 @dataclass
@@ -41,23 +68,28 @@ def blank(text: str) -> str:
         if text.startswith("//", i):
             j = text.find("\n", i)
             j = n if j < 0 else j
-            out.append(" " * (j - i)); i = j
+            out.append(" " * (j - i))
+            i = j
         elif text.startswith("/*", i):
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j])); i = j
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
         elif c == "R" and text.startswith('R"', i) and (i == 0 or not text[i - 1].isalnum()):
             m = re.match(r'R"([^(\s]*)\(', text[i:])
             end = text.find(")" + (m.group(1) if m else "") + '"', i) if m else -1
             j = n if end < 0 else end + len(m.group(1)) + 2
-            out.append('R""' + re.sub(r"[^\n]", " ", text[i + 3:j])); i = j
+            out.append('R""' + re.sub(r"[^\n]", " ", text[i + 3 : j]))
+            i = j
         elif c in "\"'":
             j = i + 1
             while j < n and text[j] != c and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
-            out.append(c + " " * (min(j, n) - i - 1) + (c if j < n else "")); i = j + 1
+            out.append(c + " " * (min(j, n) - i - 1) + (c if j < n else ""))
+            i = j + 1
         else:
-            out.append(c); i += 1
+            out.append(c)
+            i += 1
     return "".join(out)
 
 
@@ -95,7 +127,8 @@ def split_args(text: str) -> List[str]:
     args, depth, current = [], 0, []
     for c in text:
         if c == "," and depth == 0:
-            args.append("".join(current).strip()); current = []
+            args.append("".join(current).strip())
+            current = []
             continue
         depth += c in "(<[{"
         depth -= c in ")>]}"
@@ -123,8 +156,9 @@ def expand_macros(text: str, macros: Dict[str, Tuple[List[str], str]]) -> str:
     if not own:
         return text
     macros.update(own)
-    text = defines.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)) if m.group(1) in own
-                       else m.group(0), text)
+    text = defines.sub(
+        lambda m: re.sub(r"[^\n]", " ", m.group(0)) if m.group(1) in own else m.group(0), text
+    )
     for _ in range(3):  # macros invoking macros
         pattern = re.compile(r"^[ \t]*(%s)[ \t]*\(" % "|".join(map(re.escape, own)), re.M)
         pieces, last, changed = [], 0, False
@@ -135,8 +169,8 @@ def expand_macros(text: str, macros: Dict[str, Tuple[List[str], str]]) -> str:
             if end < 0:
                 continue
             params, body = own[m.group(1)]
-            expansion = substitute(body, params, split_args(text[m.end():end - 1]))
-            pieces += [text[last:m.start()], expansion, "\n" * text[m.start():end].count("\n")]
+            expansion = substitute(body, params, split_args(text[m.end() : end - 1]))
+            pieces += [text[last : m.start()], expansion, "\n" * text[m.start() : end].count("\n")]
             last, changed = end, True
         text = "".join(pieces) + text[last:]
         if not changed:
@@ -153,7 +187,9 @@ class Index:
         self.meta: Dict[str, List[Definition]] = {}  # meta name (add_Tensor) -> definitions
         self.impl: Dict[str, List[Definition]] = {}  # TORCH_IMPL_FUNC name -> definitions
         self.stubs: set = set()
-        self.cuda_registrations: Dict[str, List[Tuple[str, str, int]]] = {}  # stub -> (fn, path, line)
+        self.cuda_registrations: Dict[
+            str, List[Tuple[str, str, int]]
+        ] = {}  # stub -> (fn, path, line)
         self.macros: Dict[str, Tuple[List[str], str]] = {}
         self.texts: Dict[str, str] = {}
         self.ufunc_stubs: set = set()  # stubs that torchgen's ufunc codegen registers
@@ -177,13 +213,14 @@ class Index:
         self.texts[relative] = text
         for m in re.finditer(r"DECLARE_DISPATCH\s*\(", text):
             end = balanced(text, m.end() - 1)
-            stub = re.search(r"(\w+)\s*\)$", text[m.start():end]) if end > 0 else None
+            stub = re.search(r"(\w+)\s*\)$", text[m.start() : end]) if end > 0 else None
             if stub:
                 self.stubs.add(stub.group(1))
         if "/native/cuda/" in "/" + relative.replace(os.sep, "/"):
             for m in REGISTRATION.finditer(text):
                 self.cuda_registrations.setdefault(m.group(1), []).append(
-                    (m.group(3), relative, text.count("\n", 0, m.start()) + 1))
+                    (m.group(3), relative, text.count("\n", 0, m.start()) + 1)
+                )
         for m in STRUCTURED.finditer(text):
             name = m.group(2) + ("_" + m.group(3) if m.group(3) else "")
             table = self.impl if m.group(1) == "TORCH_IMPL_FUNC" else self.meta
@@ -200,9 +237,15 @@ class Index:
         end = balanced(text, brace.end() - 1, "{", "}")
         if end < 0:
             return
-        table.setdefault(name, []).append(Definition(
-            name, path, text.count("\n", 0, at) + 1, text[brace.end():end - 1],
-            text.count("\n", 0, brace.end()) + 1))
+        table.setdefault(name, []).append(
+            Definition(
+                name,
+                path,
+                text.count("\n", 0, at) + 1,
+                text[brace.end() : end - 1],
+                text.count("\n", 0, brace.end()) + 1,
+            )
+        )
 
     def line_of(self, definition: Definition, offset: int) -> int:
         """The source line of a position inside a definition's body."""

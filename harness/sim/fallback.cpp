@@ -215,8 +215,9 @@ c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
   const Rule rule = rule_of(schema);
   if (!checks_enabled()) return DeviceCheck(schema, false).common();
   c10::optional<c10::Device> common;
-  const ScalarRule scalar = rule == Rule::kTensorIterator ? scalar_rule(key_of(schema))
-                                                          : ScalarRule{IteratorRule::kUndecided, ""};
+  const ScalarRule scalar = rule == Rule::kTensorIterator
+                                ? scalar_rule(key_of(schema))
+                                : ScalarRule{IteratorRule::kUndecided, ""};
   if (scalar.rule != IteratorRule::kUndecided) {  // as read from the version's source
     common = check_iterator(schema, stack, scalar);
   } else {

@@ -12,13 +12,29 @@ from typing import Dict, List, Optional, Set, Tuple
 from cxx_index import Definition, Index
 
 TI_FILE = "aten/src/ATen/TensorIterator.cpp"
-STATIC_BUILDERS = {"binary_op", "borrowing_binary_op", "binary_float_op", "comparison_op",
-                   "unary_op", "unary_float_op", "nullary_op", "borrowing_nullary_op", "reduce_op"}
-SCALAR_LAUNCHERS = {"gpu_kernel_with_scalars", "opmath_gpu_kernel_with_scalars",
-                    "opmath_symmetric_gpu_kernel_with_scalars",
-                    "opmath_jitted_gpu_kernel_with_scalars"}
-PLAIN_LAUNCHERS = {"gpu_kernel", "jitted_gpu_kernel", "gpu_kernel_multiple_outputs",
-                   "gpu_kernel_nocast"}
+STATIC_BUILDERS = {
+    "binary_op",
+    "borrowing_binary_op",
+    "binary_float_op",
+    "comparison_op",
+    "unary_op",
+    "unary_float_op",
+    "nullary_op",
+    "borrowing_nullary_op",
+    "reduce_op",
+}
+SCALAR_LAUNCHERS = {
+    "gpu_kernel_with_scalars",
+    "opmath_gpu_kernel_with_scalars",
+    "opmath_symmetric_gpu_kernel_with_scalars",
+    "opmath_jitted_gpu_kernel_with_scalars",
+}
+PLAIN_LAUNCHERS = {
+    "gpu_kernel",
+    "jitted_gpu_kernel",
+    "gpu_kernel_multiple_outputs",
+    "gpu_kernel_nocast",
+}
 OTHER_LAUNCHERS = {"gpu_reduce_kernel", "gpu_kernel_with_index", "launch_kernel"}
 LAUNCHERS = SCALAR_LAUNCHERS | PLAIN_LAUNCHERS | OTHER_LAUNCHERS
 # An operator that compares devices or moves tensors itself (2.6.0's where moves 0-dim CPU
@@ -58,8 +74,10 @@ class Builders:
     def __init__(self, index: Index) -> None:
         self.index = index
         raw = index.texts[TI_FILE]
-        self.macros = {m.group(1): (m.group(2), raw.count("\n", 0, m.start()) + 1) for m in
-                       re.finditer(r"#define (\w+)\(\)((?:[^\n]*\\\n)*[^\n]*)", raw)}
+        self.macros = {
+            m.group(1): (m.group(2), raw.count("\n", 0, m.start()) + 1)
+            for m in re.finditer(r"#define (\w+)\(\)((?:[^\n]*\\\n)*[^\n]*)", raw)
+        }
         self.table: Dict[str, Tuple[bool, str]] = {}
         for name, definitions in index.functions.items():
             for d in definitions:
@@ -87,35 +105,53 @@ class Builders:
         return False, f"{short(d.path)}:{d.line}"
 
 
-def read(index: Index, builders: Builders, definition: Definition, found: Findings,
-         depth: int, cuda_only: bool = False, guarded: bool = False) -> None:
+def read(
+    index: Index,
+    builders: Builders,
+    definition: Definition,
+    found: Findings,
+    depth: int,
+    cuda_only: bool = False,
+    guarded: bool = False,
+) -> None:
     """Collects into `found` what `definition` and what it calls (to `depth`) build and launch;
     `guarded`: reached only after the kernel took its CPU scalar out (remove_operand)."""
     key = (definition.path, definition.line, guarded)
     if key in found.seen or depth < 0:
         return
     found.seen.add(key)
+    _sites(index, builders, definition, found, cuda_only, guarded)
     body = definition.body
-    _iterators(index, builders, definition, found)
-    if not cuda_only:  # the operator's code, not a stub's kernel: device logic of its own
-        for m in OWN_DEVICE.finditer(body):
-            found.own_device.append(where(index, definition, m.start()))
-    for m in LAUNCH.finditer(body):
-        (found.guarded if guarded or _after_removal(body, m.start()) else found.launchers).append(
-            (m.group(1), where(index, definition, m.start())))
-    for m in re.finditer(r"\bis_cpu_scalar\s*\(\s*(\d)", body):
-        found.handles_cpu_scalar.append((int(m.group(1)), where(index, definition, m.start())))
-    for m in re.finditer(r"\b(\w+_stub|\w+_kernel_\w+_weight)\b", body):  # called, or passed on
-        if m.group(1) in index.stubs:
-            _stub(index, builders, m.group(1), found, depth)
+    tokens = re.findall(r"\b\w+\b", body)
+    for stub in dict.fromkeys(t for t in tokens if t in index.stubs):  # called, or passed on
+        _stub(index, builders, stub, found, depth)
     for m in CALL.finditer(body):
         name = m.group(2)
-        if name in LAUNCHERS or name in NOT_FOLLOWED or name in builders.table or name in index.stubs:
+        skip = LAUNCHERS | NOT_FOLLOWED | builders.table.keys() | index.stubs
+        if name in skip:
             continue
         for callee in index.find(name, cuda_only=cuda_only):
             if callee.path != TI_FILE:
-                read(index, builders, callee, found, depth - 1, cuda_only,
-                     guarded or _after_removal(body, m.start()))
+                after = guarded or _after_removal(body, m.start())
+                read(index, builders, callee, found, depth - 1, cuda_only, after)
+
+
+def _sites(
+    index: Index, builders: Builders, d: Definition, found: Findings, cuda_only: bool, guarded: bool
+) -> None:
+    """The iterators, launchers and CPU-scalar handling written in one definition."""
+    body = d.body
+    _iterators(index, builders, d, found)
+    if not cuda_only:  # the operator's code, not a stub's kernel: device logic of its own
+        for m in OWN_DEVICE.finditer(body):
+            found.own_device.append(where(index, d, m.start()))
+    for m in LAUNCH.finditer(body):
+        taken = guarded or _after_removal(body, m.start())
+        (found.guarded if taken else found.launchers).append(
+            (m.group(1), where(index, d, m.start()))
+        )
+    for m in re.finditer(r"\bis_cpu_scalar\s*\(\s*(\d)", body):
+        found.handles_cpu_scalar.append((int(m.group(1)), where(index, d, m.start())))
 
 
 def _after_removal(body: str, offset: int) -> bool:
@@ -138,10 +174,11 @@ def _stub(index: Index, builders: Builders, stub: str, found: Findings, depth: i
 
 def _iterators(index: Index, builders: Builders, d: Definition, found: Findings) -> None:
     body = d.body
-    for m in re.finditer(r"(?:TensorIterator::|\b)(build_\w+|%s)\s*\(" % "|".join(STATIC_BUILDERS),
-                         body):
+    for m in re.finditer(
+        r"(?:TensorIterator::|\b)(build_\w+|%s)\s*\(" % "|".join(STATIC_BUILDERS), body
+    ):
         name = m.group(1)
-        static = body[max(0, m.start() - 16):m.start() + 16].find("TensorIterator::") >= 0
+        static = body[max(0, m.start() - 16) : m.start() + 16].find("TensorIterator::") >= 0
         if name in builders.table and (name.startswith("build_") or static):
             allow, line = builders.table[name]
             found.iterators.append((allow, name, f"{where(index, d, m.start())} ({line})"))
@@ -177,8 +214,11 @@ def _by_launchers(found: Findings, built: str) -> Tuple[str, str, str]:
     kernel = "; ".join(found.stubs[:2]) or "no stub"
     handled = sorted({i for i, _ in found.handles_cpu_scalar})
     scalar = [f"{n} {at}" for n, at in found.launchers if n in SCALAR_LAUNCHERS | {"ufunc"}]
-    takes = scalar + ([f"is_cpu_scalar(1) and (2) at {found.handles_cpu_scalar[0][1]}"]
-                      if {1, 2} <= set(handled) else [])
+    takes = scalar + (
+        [f"is_cpu_scalar(1) and (2) at {found.handles_cpu_scalar[0][1]}"]
+        if {1, 2} <= set(handled)
+        else []
+    )
     plain = [(n, at) for n, at in found.launchers if n in PLAIN_LAUNCHERS]
     plain_sites = ", ".join(f"{n} {at}" for n, at in plain[:2])
     if takes and not plain:
@@ -186,8 +226,14 @@ def _by_launchers(found: Findings, built: str) -> Tuple[str, str, str]:
     if plain and not takes and not handled:
         return BY_KERNEL, plain[0][0], f"{built}; {kernel}; {plain_sites}"
     if plain:
-        return UNDECIDED, "", (f"{built}; {kernel}; both a launcher taking a CPU scalar "
-                               f"({', '.join(takes[:1]) or handled}) and {plain_sites}")
+        return (
+            UNDECIDED,
+            "",
+            (
+                f"{built}; {kernel}; both a launcher taking a CPU scalar "
+                f"({', '.join(takes[:1]) or handled}) and {plain_sites}"
+            ),
+        )
     if found.guarded:
         return UNDECIDED, "", f"{built}; {kernel}; takes a CPU scalar at position {handled} only"
     return UNDECIDED, "", f"{built}; no launcher found ({kernel})"

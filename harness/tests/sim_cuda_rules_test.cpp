@@ -57,7 +57,8 @@ TEST(SimCudaRules, AddTakesAZeroDimCpuScalar) {
 // (TensorIterator.cpp: 1.13.1 line 478, 2.6.0 line 497).
 TEST(SimCudaRules, AddOutWithTwoCpuScalarsRaises) {
   torch::Tensor out = torch::zeros({3}).to(tp::sim::device());
-  const std::string message = message_of([&] { torch::add_out(out, cpu_scalar(1), cpu_scalar(2)); });
+  const std::string message =
+      message_of([&] { torch::add_out(out, cpu_scalar(1), cpu_scalar(2)); });
   EXPECT_EQ(message, "Trying to pass too many CPU scalars to non-CPU kernel!");
   EXPECT_EQ(out.cpu().sum().item<float>(), 0.0f) << "refused before it was written";
 }
@@ -96,8 +97,10 @@ TEST(SimCudaRules, BinaryCrossEntropyWithAZeroDimCpuTargetRaises) {
   const torch::Tensor probability = torch::full({}, 0.25f).to(tp::sim::device());
   const std::string message =
       message_of([&] { torch::binary_cross_entropy(probability, cpu_scalar(1)); });
-  EXPECT_EQ(message, "Expected all tensors to be on the same device, but found at least two "
-                     "devices, " + sim_name() + " and cpu!");
+  EXPECT_EQ(message,
+            "Expected all tensors to be on the same device, but found at least two "
+            "devices, " +
+                sim_name() + " and cpu!");
   const torch::Tensor loss =
       torch::binary_cross_entropy(probability, cpu_scalar(1).to(tp::sim::device()));
   EXPECT_NEAR(loss.cpu().item<float>(), -std::log(0.25f), 1e-6);
@@ -119,7 +122,7 @@ TEST(SimCudaRules, AnIteratorMismatchIsTensorIteratorsMessage) {
 
 // clamp_min.Tensor's CUDA wrapper checks its tensors (no NoCheck in its yaml entry), though the
 // out= form its generic kernel calls is NoCheck and would take a CPU scalar min: the sim checks
-// the form as called (scalar_rules.inc TP_SIM_OWN_WRAPPER), naming `min`.
+// the form as called (scalar_rules.inc TP_SIM_AS_CALLED), naming `min`.
 TEST(SimCudaRules, AFormCheckedByItsOwnWrapperRefusesWhatItsOutFormTakes) {
   const torch::Tensor x = torch::zeros({3}).to(tp::sim::device());
   const std::string message = message_of([&] { torch::clamp_min(x, cpu_scalar(1)); });
@@ -147,13 +150,15 @@ TEST(SimCudaRules, SearchsortedChecksItsSorterAsCudasKernelDoes) {
   const torch::Tensor sorted = torch::tensor({1.0f, 2.0f, 3.0f}).to(tp::sim::device());
   const torch::Tensor values = torch::tensor({2.5f}).to(tp::sim::device());
   const torch::Tensor sorter = torch::tensor({0, 1, 2}, torch::kLong);  // CPU
-  const std::string message = message_of(
-      [&] { torch::searchsorted(sorted, values, false, false, c10::nullopt, sorter); });
-  EXPECT_EQ(message, "torch.searchsorted(): sorter and boundary tensors should have same device "
-                     "type, but got sorter tensor device type cpu and input value tensor device "
-                     "type " + sim_name());
-  const torch::Tensor found = torch::searchsorted(sorted, values, false, false, c10::nullopt,
-                                                  sorter.to(tp::sim::device()));
+  const std::string message =
+      message_of([&] { torch::searchsorted(sorted, values, false, false, c10::nullopt, sorter); });
+  EXPECT_EQ(message,
+            "torch.searchsorted(): sorter and boundary tensors should have same device "
+            "type, but got sorter tensor device type cpu and input value tensor device "
+            "type " +
+                sim_name());
+  const torch::Tensor found =
+      torch::searchsorted(sorted, values, false, false, c10::nullopt, sorter.to(tp::sim::device()));
   EXPECT_EQ(found.cpu().item<int64_t>(), 2);
 }
 

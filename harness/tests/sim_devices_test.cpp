@@ -115,8 +115,10 @@ TEST(SimDevices, OutputsLandOnTheInputsDevice) {
 #if TP_TORCH_AT_LEAST(2, 0)
   EXPECT_EQ(where().device(), second) << "a CPU condition first";
 #else
-  EXPECT_EQ(message_of([&] { where(); }), "Expected all tensors to be on the same device, but "
-            "found at least two devices, " + c10::str(second) + " and cpu!");
+  EXPECT_EQ(message_of([&] { where(); }),
+            "Expected all tensors to be on the same device, but "
+            "found at least two devices, " +
+                c10::str(second) + " and cpu!");
 #endif
   const auto [values, indices] = torch::max(x, 0);
   EXPECT_EQ(values.device(), second);

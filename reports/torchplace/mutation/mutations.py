@@ -389,14 +389,14 @@ MUTATIONS = [
     m(
         "sim_every_iterator_allows_cpu_scalars",
         SIM_CUDA_RULES,
-        "const bool allow = rule.rule == IteratorRule::kAccept || rule.rule == IteratorRule::kKernel;",
+        "const bool allow = verdict == IteratorRule::kAccept || verdict == IteratorRule::kKernel;",
         "const bool allow = true;",
         [(H, "SimCudaRules.BinaryCrossEntropyWithAZeroDimCpuTargetRaises")],
     ),
     m(
         "sim_kernel_refusal_dropped",
         SIM_CUDA_RULES,
-        "if (scalar && rule.rule == IteratorRule::kKernel)",
+        "if (scalar && verdict == IteratorRule::kKernel)",
         "if (false)",
         [(H, "SimCudaRules.MseLossWithAZeroDimCpuTargetRaises:SimCudaRules.LerpWith*")],
     ),
