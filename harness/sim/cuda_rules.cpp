@@ -9,7 +9,7 @@
 
 #include <torch/version.h>
 
-#include <sstream>
+#include <cstdio>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -58,6 +58,11 @@ constexpr AsCalledRow kAsCalledRows[] = {
 #include "scalar_rules.inc"
 };
 #undef TP_SIM_AS_CALLED
+#define TP_SIM_META_CHECKED(name, overload, ...) {name, overload, {__VA_ARGS__}},
+constexpr AsCalledRow kMetaCheckedRows[] = {
+#include "scalar_rules.inc"
+};
+#undef TP_SIM_META_CHECKED
 }  // namespace
 
 namespace tp::sim::detail {
@@ -67,6 +72,26 @@ int scalar_column() {
   static const char* const kVersions[] = {TP_SIM_SCALAR_RULE_VERSION_LIST};
   return newest_column(kVersions, TP_SIM_SCALAR_RULE_VERSIONS, TORCH_VERSION_MAJOR,
                        TORCH_VERSION_MINOR);
+}
+
+// Whether the column read is the installed LibTorch's own major.minor (2.14.1 reads 2.6.0's).
+bool exact_column() {
+  static const char* const kVersions[] = {TP_SIM_SCALAR_RULE_VERSION_LIST};
+  int major = 0, minor = 0;
+  std::sscanf(kVersions[scalar_column()], "%d.%d", &major, &minor);
+  return major == TORCH_VERSION_MAJOR && minor == TORCH_VERSION_MINOR;
+}
+
+// A structured iterator operator's `iterator` verdict from an older column is not applied: its
+// meta function, which the generic structured kernel runs on the sim, is the installed version's
+// own (2.6.0's addcmul refuses a CPU tensor2; 2.13.0's meta device takes it).
+bool stale_iterator(const char* name, const char* overload, IteratorRule rule) {
+  if (rule != IteratorRule::kIterator || exact_column()) return false;
+  for (const AsCalledRow& row : kMetaCheckedRows) {
+    if (std::string(row.name) == name && std::string(row.overload) == overload)
+      return row.present[scalar_column()] != 0;
+  }
+  return false;
 }
 
 IteratorRule parse(const std::string& verdict) {
@@ -126,8 +151,9 @@ ScalarRule scalar_rule(const std::string& key) {
     auto* found = new std::unordered_map<std::string, ScalarRule>();
     for (const ScalarRuleRow& row : kScalarRuleRows) {
       const ScalarCell& cell = row.at[scalar_column()];
-      found->emplace(std::string(row.name) + "." + row.overload,
-                     ScalarRule{parse(cell.verdict), cell.launcher});
+      IteratorRule rule = parse(cell.verdict);
+      if (stale_iterator(row.name, row.overload, rule)) rule = IteratorRule::kUndecided;
+      found->emplace(std::string(row.name) + "." + row.overload, ScalarRule{rule, cell.launcher});
     }
     return found;
   }();

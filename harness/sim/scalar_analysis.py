@@ -224,7 +224,9 @@ def _by_launchers(found: Findings, built: str) -> Tuple[str, str, str]:
     if takes and not plain:
         return ACCEPT, "", f"{built}; {kernel}; takes a CPU scalar: {', '.join(takes[:2])}"
     if plain and not takes and not handled:
-        return BY_KERNEL, plain[0][0], f"{built}; {kernel}; {plain_sites}"
+        names = [n for n, _ in plain]  # gpu_kernel's message where a dtype's path may differ
+        launcher = "gpu_kernel" if "gpu_kernel" in names else names[0]
+        return BY_KERNEL, launcher, f"{built}; {kernel}; {plain_sites}"
     if plain:
         return (
             UNDECIDED,

@@ -8,16 +8,19 @@ TensorIteratorBase) -> its meta function TORCH_META_FUNC(name[_overload]) (the i
 builds) and TORCH_IMPL_FUNC(<its CUDA kernel name>) (the stub it calls); any other operator ->
 the function its `CUDA:` dispatch entry names; then each stub -> its REGISTER_DISPATCH in
 native/cuda -> the kernel -> the launcher (aten/src/ATen/native/cuda/Loops.cuh, JitLoops.cuh),
-following calls three deep. The rules read (TensorIterator.cpp compute_types, Loops.cuh):
+following calls five deep. The rules read (TensorIterator.cpp compute_types, Loops.cuh):
   accept     every iterator sets allow_cpu_scalars and every launcher takes a CPU scalar
              (the *_with_scalars family, or the kernel's own iter.is_cpu_scalar handling)
   iterator   no iterator sets allow_cpu_scalars: compute_types refuses the CPU tensor
   kernel     allow_cpu_scalars, but the kernel launches gpu_kernel & co, whose
              TORCH_INTERNAL_ASSERT(iter.device(arg).is_cuda()) refuses it
-  undecided  anything else (none found, both kinds, an iterator without the device check)
+  undecided  anything else (none found, both kinds, an iterator without the device check, the
+             operator's own device logic before its iterator, as 2.6.0's where)
 Operators whose functional/in-place form delegates (structured_delegate) get the out= row's.
-Also listed: the forms the sim checks as called (as_called: structured forms whose CUDA wrapper
-checks, as clamp_min.Tensor does where clamp_min.Tensor_out is NoCheck; CUDA kernels beside a
+Also listed: the structured iterator operators and their forms (meta_checked: an older column's
+`iterator` verdict is not applied to them, their installed meta function decides), and the forms
+the sim checks as called (as_called: structured forms whose CUDA wrapper checks, as
+clamp_min.Tensor does where clamp_min.Tensor_out is NoCheck; CUDA kernels beside a
 CompositeExplicitAutograd one).
 
 Usage: scalar_rules.py OUT.inc VERSION=SOURCE_TREE ...
@@ -156,7 +159,18 @@ def read_version(root: str):
             if (name, overload) in rows:
                 verdict, launcher, why = rows[(name, overload)]
                 rows[key] = (verdict, launcher, f"as {entry['delegate']}: {why}")
-    return rows, launcher_asserts(root, index), as_called(entries)
+    return rows, launcher_asserts(root, index), as_called(entries), meta_checked(entries)
+
+
+def meta_checked(entries) -> set:
+    """Structured TensorIterator operators and their forms: their meta function builds the
+    iterator, and LibTorch runs it on the sim too (the generic structured kernel's), so for a
+    version without a column of its own the installed LibTorch's iterator is the better witness."""
+    found = {key for key, entry in entries.items() if entry["structured"] and entry["ti"]}
+    for key, entry in entries.items():
+        if entry["delegate"] and tuple(entry["delegate"].partition(".")[::2]) in found:
+            found.add(key)
+    return found
 
 
 def as_called(entries) -> set:
@@ -194,10 +208,12 @@ HEADER = [
     "// TP_SIM_SCALAR_LAUNCHER(launcher, {condition, file:line, message} per version)",
     "// TP_SIM_AS_CALLED(name, overload, 1 per version where the sim checks the form as",
     "//   called, its fallback the form's kernel: scalar_rules.py as_called)",
+    "// TP_SIM_META_CHECKED(name, overload, 1 per version where a structured meta function builds",
+    "//   its iterator: scalar_rules.py meta_checked)",
 ]
 
 
-def write(path: str, versions: List[str], tables, asserts, wrappers) -> None:
+def write(path: str, versions: List[str], tables, asserts, wrappers, metas) -> None:
     lines = HEADER + [
         f"#define TP_SIM_SCALAR_RULE_VERSIONS {len(versions)}",
         "#define TP_SIM_SCALAR_RULE_VERSION_LIST " + ", ".join(quoted(v) for v in versions),
@@ -217,6 +233,10 @@ def write(path: str, versions: List[str], tables, asserts, wrappers) -> None:
             + ", ".join("1" if key in w else "0" for w in wrappers)
             + ")"
         )
+    lines += ["#endif", "#ifdef TP_SIM_META_CHECKED"]
+    for key in sorted(set().union(*metas)):
+        flags = ", ".join("1" if key in m else "0" for m in metas)
+        lines.append(f"TP_SIM_META_CHECKED({quoted(key[0])}, {quoted(key[1])}, {flags})")
     lines += ["#endif", "#ifdef TP_SIM_SCALAR_RULE"]
     for key in sorted(set().union(*tables)):
         cells = [t.get(key, ("", "", "")) for t in tables]
@@ -234,18 +254,19 @@ def main(argv: List[str]) -> int:
     if len(argv) < 3 or not all("=" in a for a in argv[2:]):
         print(__doc__, file=sys.stderr)
         return 64
-    versions, tables, asserts, wrappers = [], [], [], []
+    versions, tables, asserts, wrappers, metas = [], [], [], [], []
     for item in argv[2:]:
         version, root = item.split("=", 1)
         if not os.path.isfile(os.path.join(root, YAML)):
             print(f"scalar_rules.py: no {YAML} under {root} ({version})", file=sys.stderr)
             return 3
-        rows, launchers, own = read_version(root)
+        rows, launchers, own, meta = read_version(root)
         versions.append(version)
         tables.append(rows)
         asserts.append(launchers)
         wrappers.append(own)
-    write(argv[1], versions, tables, asserts, wrappers)
+        metas.append(meta)
+    write(argv[1], versions, tables, asserts, wrappers, metas)
     return 0
 
 

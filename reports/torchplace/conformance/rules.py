@@ -126,16 +126,28 @@ def cuda_kernels() -> frozenset:
 
 @lru_cache(maxsize=None)
 def scalar_rules() -> Dict[str, Tuple[str, str]]:
-    """ "name.overload" -> (verdict, why) in the installed version's column of scalar_rules.inc."""
+    """ "name.overload" -> (verdict, why) in the installed version's column of scalar_rules.inc;
+    as the sim (cuda_rules.cpp stale_iterator), a structured operator's `iterator` from another
+    version's column is `undecided`: the installed meta function decides it."""
     text = (SIM / "scalar_rules.inc").read_text()
     versions = _versions(text, "TP_SIM_SCALAR_RULE_VERSION_LIST")
     column = _column(versions)
+    installed = re.findall(r"\d+", torch.__version__)[:2]
+    exact = versions[column].split(".")[:2] == installed
+    meta = set()
+    for m in re.finditer(r'^TP_SIM_META_CHECKED\("(\w+)", "(\w*)", ([\d, ]+)\)$', text, re.M):
+        if m.group(3).split(", ")[column] == "1":
+            meta.add(f"{m.group(1)}.{m.group(2)}")
     cell = r'\{"(\w*)", "\w*", "((?:[^"\\]|\\.)*)"\}'
     found = {}
     for m in re.finditer(r'^TP_SIM_SCALAR_RULE\("(\w+)", "(\w*)", (.*)\)$', text, re.M):
         cells = re.findall(cell, m.group(3))
+        key = f"{m.group(1)}.{m.group(2)}"
         if len(cells) == len(versions):
-            found[f"{m.group(1)}.{m.group(2)}"] = cells[column]
+            verdict, why = cells[column]
+            if verdict == "iterator" and not exact and key in meta:
+                verdict, why = "undecided", f"{versions[column]}'s iterator, {why}"
+            found[key] = (verdict, why)
     return found
 
 
