@@ -2,8 +2,9 @@
 // here. It checks the tensor arguments as LibTorch's CUDA build does for that operator, per
 // version (device_checks.inc, README "Which operators check"): the generated wrapper's check
 // (c10::impl::check_and_update_common_device on `out` and positional tensors, no exemption)
-// unless the operator is `device_check: NoCheck`, where TensorIterator's 0-dim CPU scalar, CPU
-// indices or masked_fill's own check apply. Then it runs the CPU kernel
+// unless the operator is `device_check: NoCheck`, where TensorIterator's rule and the kernel's
+// launcher as read from the version's source (cuda_rules.cpp, scalar_rules.inc), CPU indices or
+// masked_fill's own check apply. Then it runs the CPU kernel
 // (at::native::cpu_fallback) and puts fresh outputs on the inputs' simulated device.
 #include <ATen/core/op_registration/adaption.h>
 #include <ATen/native/CPUFallback.h>
@@ -40,18 +41,21 @@ constexpr NoCheckRow kNoCheckRows[] = {
 
 namespace tp::sim::detail {
 
-// The column of device_checks.inc for LibTorch major.minor: the newest listed version not newer
-// than it (the first column for one older than them all).
-int version_column(int major, int minor) {
-  static const char* const kVersions[] = {TP_SIM_DEVICE_CHECK_VERSION_LIST};
+int newest_column(const char* const* versions, int count, int major, int minor) {
   const int wanted = major * 100 + minor;
   int column = 0;
-  for (int index = 0; index < TP_SIM_DEVICE_CHECK_VERSIONS; ++index) {
+  for (int index = 0; index < count; ++index) {
     int listed_major = 0, listed_minor = 0;
-    std::sscanf(kVersions[index], "%d.%d", &listed_major, &listed_minor);
+    std::sscanf(versions[index], "%d.%d", &listed_major, &listed_minor);
     if (listed_major * 100 + listed_minor <= wanted) column = index;
   }
   return column;
+}
+
+// The column of device_checks.inc for LibTorch major.minor.
+int version_column(int major, int minor) {
+  static const char* const kVersions[] = {TP_SIM_DEVICE_CHECK_VERSION_LIST};
+  return newest_column(kVersions, TP_SIM_DEVICE_CHECK_VERSIONS, major, minor);
 }
 
 int version_column() { return version_column(TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR); }
@@ -81,7 +85,8 @@ std::string key_of(const c10::FunctionSchema& schema) {
 // How the CUDA build checks an operator's tensor arguments (fallback.cpp's header comment).
 enum class Rule {
   kWrapper,         // the generated wrapper: out and positional tensors, no exemption
-  kTensorIterator,  // NoCheck: the kernel's TensorIterator, a 0-dim CPU input passes as a scalar
+  kTensorIterator,  // NoCheck: scalar_rules.inc's reading (cuda_rules.cpp), else a 0-dim CPU
+                    // input passes as a scalar
   kIndexing,        // NoCheck, as TensorIterator, and CPU indices accepted (moved to the device)
   kMaskedFill,      // NoCheck: the kernel's own check, mask on self's device, value any 0-dim
 };
@@ -207,9 +212,21 @@ void optional_tensor_lists_to_cpu(const c10::FunctionSchema& schema, torch::jit:
 c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
                                          const torch::jit::Stack& stack) {
   ++calls;
-  DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);
-  if (checks_enabled()) check(schema, stack, device_check);
-  return device_check.common();
+  const Rule rule = rule_of(schema);
+  if (!checks_enabled()) return DeviceCheck(schema, false).common();
+  c10::optional<c10::Device> common;
+  const ScalarRule scalar = rule == Rule::kTensorIterator
+                                ? scalar_rule(key_of(schema))
+                                : ScalarRule{IteratorRule::kUndecided, ""};
+  if (scalar.rule != IteratorRule::kUndecided) {  // as read from the version's source
+    common = check_iterator(schema, stack, scalar);
+  } else {
+    DeviceCheck device_check(schema, rule != Rule::kWrapper);
+    check(schema, stack, device_check);
+    common = device_check.common();
+  }
+  check_own(schema, stack);  // the kernel's own, after the wrapper's
+  return common;
 }
 
 // A factory function's `device=` (triu_indices and the like have no tensor argument to go by).

@@ -3,6 +3,9 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <torch/version.h>
+#include <torch/library.h>
+
+#include <string>
 
 #include "sim.h"
 
@@ -68,6 +71,34 @@ struct DeviceRegion {
 bool region_for_fault(uintptr_t address, DeviceRegion* region);
 // SIGSEGV and SIGBUS: a fault inside a sim allocation is reported and fatal; others pass on.
 void install_host_read_handler();
+// The column for LibTorch major.minor in a table of `count` versions (ascending): the newest
+// listed version not newer than it (the first for one older than them all).
+int newest_column(const char* const* versions, int count, int major, int minor);
+
+// CUDA's checks past the wrapper for a NoCheck operator (cuda_rules.cpp, scalar_rules.inc): how
+// its TensorIterator and kernel treat a 0-dim CPU input, as read from the version's source.
+enum class IteratorRule {
+  kUndecided,  // not read, or the reading could not tell: the fallback's older rule applies
+  kAccept,     // allow_cpu_scalars, and the kernel takes one CPU scalar
+  kIterator,   // no allow_cpu_scalars: compute_types refuses a CPU operand
+  kKernel,     // allow_cpu_scalars, but the launcher (gpu_kernel) refuses the CPU operand
+};
+struct ScalarRule {
+  IteratorRule rule;
+  const char* launcher;  // kKernel's launcher
+};
+// "name.overload" -> its rule for the installed LibTorch.
+ScalarRule scalar_rule(const std::string& key);
+// Raises as CUDA's TensorIterator (and launcher) would, with their messages; else returns the
+// common device (nullopt when every operand is on the CPU).
+c10::optional<c10::Device> check_iterator(const c10::FunctionSchema& schema,
+                                          const torch::jit::Stack& stack, ScalarRule rule);
+// Kernel-level checks the wrapper does not make (searchsorted's keyword-only sorter).
+void check_own(const c10::FunctionSchema& schema, const torch::jit::Stack& stack);
+
+// The fallback as the kernel of the forms CUDA's wrapper checks as called (scalar_rules.inc
+// TP_SIM_AS_CALLED).
+void register_as_called(torch::Library& aten);
 
 // Kernels that must not go through the fallback: allocation, copies, views, storage.
 void register_kernels();

@@ -9,7 +9,6 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -170,17 +169,6 @@ TEST(SimExemptions, StructuredOpsRunTheirOwnTensorIteratorCheck) {
 #endif
 }
 
-// README difference: binary_cross_entropy is NoCheck (TensorIterator) and not structured; CUDA's
-// kernel (Loss.cu, binary_cross_entropy_out_cuda) builds its TensorIterator without
-// allow_cpu_scalars, so it refuses a 0-dim CPU target. The sim cannot see that configuration and
-// lets the target through as a scalar.
-TEST(SimExemptions, BinaryCrossEntropyTakesAZeroDimCpuTargetUnlikeCuda) {
-  const torch::Tensor probability = torch::full({}, 0.25f).to(tp::sim::device());
-  const torch::Tensor loss = torch::binary_cross_entropy(probability, torch::tensor(1.0f));
-  EXPECT_EQ(loss.device(), tp::sim::device());
-  EXPECT_NEAR(loss.cpu().item<float>(), -std::log(0.25f), 1e-6);
-}
-
 // masked_fill_ is NoCheck: CUDA's kernel (masked_fill__cuda) refuses a mask on another device
 // with its own message, and reads a 0-dim value tensor from anywhere.
 TEST(SimExemptions, MaskedFillChecksItsMaskAsCudaDoes) {
@@ -228,17 +216,6 @@ TEST(SimExemptions, AnOutAfterKeywordOnlyArgumentsIsChecked) {
   const std::string message = message_of([&] { torch::addmm_out(on_cpu, there, there, there); });
   EXPECT_EQ(tp::classify(message), tp::ErrorClass::kDeviceMismatch) << message;
   EXPECT_EQ(tp::named_argument(message), "out") << message;
-}
-
-// README difference: keyword-only tensor arguments are not checked by the wrapper (torchgen), and
-// the sim does not run CUDA's kernel, whose own checks (searchsorted's sorter) it therefore misses.
-TEST(SimExemptions, KeywordOnlyTensorsAreNotChecked) {
-  const torch::Tensor sorted = torch::tensor({1.0f, 2.0f, 3.0f}).to(tp::sim::device());
-  const torch::Tensor values = torch::tensor({2.5f}).to(tp::sim::device());
-  const torch::Tensor sorter = torch::tensor({0, 1, 2});  // CPU, keyword-only
-  const torch::Tensor found =
-      torch::searchsorted(sorted, values, false, false, c10::nullopt, sorter);
-  EXPECT_EQ(found.cpu().item<int64_t>(), 2);
 }
 
 // README: dtypes follow the CPU's kernels, not CUDA's: half matmul fails on sim exactly where it

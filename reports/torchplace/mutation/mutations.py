@@ -41,6 +41,7 @@ AMP = "scenarios/amp.cpp"
 SIM = "harness/sim/sim.cpp"
 SIM_FALLBACK = "harness/sim/fallback.cpp"
 SIM_MEMORY = "harness/sim/guarded_memory.cpp"
+SIM_CUDA_RULES = "harness/sim/cuda_rules.cpp"
 TORCHSCRIPT = "scenarios/torchscript_load.cpp"
 SCENARIO_API = "harness/scenario.cpp"
 DDP = "scenarios/ddp.cpp"
@@ -373,9 +374,69 @@ MUTATIONS = [
     m(
         "sim_over_broad_exemption",
         SIM_FALLBACK,
-        "DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);",
+        "DeviceCheck device_check(schema, rule != Rule::kWrapper);",
         "DeviceCheck device_check(schema, true);",
         [(H, "SimExemptions.*"), (S, "scalar_operands.case=label_*device=sim0")],
+    ),
+    # CUDA's rules past the wrapper as read from each version's source (scalar_rules.inc): the
+    # table ignored, TensorIterator's one-scalar limit, allow_cpu_scalars taken as always set, a
+    # launcher's refusal, an accepted scalar refused, forms no longer checked as called, an
+    # undecided operator refused, searchsorted's sorter check.
+    m(
+        "sim_scalar_rules_ignored",
+        SIM_FALLBACK,
+        "if (scalar.rule != IteratorRule::kUndecided) {",
+        "if (false) {",
+        [(H, "SimCudaRules.*")],
+    ),
+    m(
+        "sim_cpu_scalar_limit_dropped",
+        SIM_CUDA_RULES,
+        'TORCH_CHECK(!scalar, "Trying to pass too many CPU scalars to non-CPU kernel!");',
+        "",
+        [(H, "SimCudaRules.AddOutWithTwoCpuScalarsRaises")],
+    ),
+    m(
+        "sim_every_iterator_allows_cpu_scalars",
+        SIM_CUDA_RULES,
+        "const bool allow = verdict == IteratorRule::kAccept || verdict == IteratorRule::kKernel;",
+        "const bool allow = true;",
+        [(H, "SimCudaRules.BinaryCrossEntropyWithAZeroDimCpuTargetRaises")],
+    ),
+    m(
+        "sim_kernel_refusal_dropped",
+        SIM_CUDA_RULES,
+        "if (scalar && verdict == IteratorRule::kKernel)",
+        "if (false)",
+        [(H, "SimCudaRules.MseLossWithAZeroDimCpuTargetRaises:SimCudaRules.LerpWith*")],
+    ),
+    m(
+        "sim_accepted_scalar_refused",
+        SIM_CUDA_RULES,
+        'if (verdict == "accept") return IteratorRule::kAccept;',
+        'if (verdict == "accept") return IteratorRule::kIterator;',
+        [(H, "SimCudaRules.AddTakesAZeroDimCpuScalar")],
+    ),
+    m(
+        "sim_forms_not_checked_as_called",
+        "harness/sim/kernels.cpp",
+        "register_as_called(*aten);",
+        "",
+        [(H, "SimCudaRules.AFormCheckedByItsOwnWrapperRefusesWhatItsOutFormTakes")],
+    ),
+    m(
+        "sim_undecided_refused",
+        SIM_CUDA_RULES,
+        "return IteratorRule::kUndecided;  // undecided, or no such TensorIterator operator",
+        "return IteratorRule::kIterator;",
+        [(H, "SimCudaRules.AnUndecidedOperatorKeepsTheScalarExemption")],
+    ),
+    m(
+        "sim_sorter_not_checked",
+        SIM_CUDA_RULES,
+        'if (schema.name() != "aten::searchsorted") return;',
+        "return;",
+        [(H, "SimCudaRules.SearchsortedChecksItsSorterAsCudasKernelDoes")],
     ),
     # TorchScript archives (scenarios/torchscript_load.cpp): the map, and a device baked into the
     # code. Without a map the cuda:0-tagged archive is refused on a host without CUDA.
