@@ -5,7 +5,7 @@
 // '<dtype>'" (as the installed LibTorch's AT_DISPATCH raises it), or a TORCH_CHECK's own text.
 // A row may hold for a >= 1-D argument only (a 0-dim one takes another path: sort's,
 // Sorting.cpp:919 @1.13.1), and not when some tensor argument is empty (a kernel returns before
-// its dispatch then: addmm's, Blas.cpp:197 @1.13.1).
+// its dispatch then: addmm's, Blas.cpp:201 @1.13.1).
 #include <ATen/Context.h>
 #include <ATen/Dispatch.h>
 #include <torch/version.h>

@@ -22,7 +22,7 @@ file:line, in VERSION...). `argument` is the operator's argument whose dtype dec
 of its ranks the row holds: `any`, `1+` (a kernel takes another path for a 0-dim one: sort's,
 Sorting.cpp:919 @1.13.1), `0`; `empty` 1 when it holds with an empty tensor among the arguments
 too (the analysis run again reading no emptiness test; 0: a kernel returns early for them, as
-addmm's, Blas.cpp:197 @1.13.1); kind is `dispatch` or the check macro.
+addmm's, Blas.cpp:201 @1.13.1); kind is `dispatch` or the check macro.
 
 Usage: cuda_dtypes.py OUT.inc VERSION=SOURCE_TREE ...   (a tree unpacked from Debian's
 pytorch_VERSION+dfsg.orig.tar.xz: /var/cache/torchplace/sources/VERSION). Exit: 0 written,

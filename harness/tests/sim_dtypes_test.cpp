@@ -102,7 +102,7 @@ TEST(SimDtypes, Int64MatmulRaisesAsOnCuda) {
 }
 
 // What CUDA runs still runs: float matmuls of every kind, and int64 ones with an empty tensor
-// (addmm_out_cuda_impl returns before its dispatch, Blas.cpp:225 @1.13.1); a 0-dim self is no
+// (addmm_out_cuda_impl returns before its dispatch, Blas.cpp:226 @1.13.1); a 0-dim self is no
 // exemption (baddbmm_out_cuda_impl dispatches on it, Blas.cpp:385 @1.13.1).
 TEST(SimDtypes, WhatCudaRunsStillRuns) {
   const torch::Tensor a = on_sim(torch::randn({2, 3})), b = on_sim(torch::randn({3, 2}));
@@ -122,6 +122,37 @@ TEST(SimDtypes, WhatCudaRunsStillRuns) {
   const torch::Tensor none = on_sim(torch::ones({0, 1, 4, 4, 4}, torch::kLong));
   EXPECT_EQ(raised([&] { torch::avg_pool3d(none, 2); }).text,
             "\"avg_pool3d_out_cuda\" not implemented for 'Long'");
+}
+
+// Samples of operators op_db lists as lacking int64 or bool on CUDA (LibTorch 1.13.1's
+// dtypesIfCUDA, per operator) that CUDA's code runs all the same, so the sim too: the conformance
+// sweep's listed differences (reports/torchplace/conformance/known_differences.json). Lines
+// of 1.13.1's source.
+TEST(SimDtypes, OpDbSamplesThatCudaRuns) {
+  const auto longs = [](at::IntArrayRef sizes) { return on_sim(torch::ones(sizes, torch::kLong)); };
+  // linear's addmm (Linear.cpp:37) of an empty input: result_sizes[0] == 0 (Blas.cpp:201).
+  EXPECT_EQ(raised([&] { torch::nn::functional::linear(longs({0, 3}), longs({4, 3}), longs({4})); })
+                .text, "");
+  // avg_pool2d_out_cuda dispatches only `if (count != 0)` (AveragePool2d.cu:288).
+  EXPECT_EQ(raised([&] { torch::avg_pool2d(longs({0, 1, 4, 4}), 2); }).text, "");
+  // einsum of one operand sums it (Linear.cpp:557); inner of a 0-dim one multiplies
+  // (LinearAlgebra.cpp:1170).
+  EXPECT_EQ(raised([&] { torch::einsum("i->", {longs({3})}); }).text, "");
+  EXPECT_EQ(raised([&] { torch::inner(longs({}), longs({5, 5})); }).text, "");
+  // _trilinear computes nothing for an empty input (Linear.cpp:618): bilinear of one.
+  const auto bilinear = [&] {
+    torch::bilinear(longs({0, 3}), longs({0, 4}), longs({5, 3, 4}), longs({5}));
+  };
+  EXPECT_EQ(raised(bilinear).text, "");
+}
+
+// Not decided by cuda_dtypes.py: scatter_reduce's dtypes hang on its `reduce` string (an enum
+// switch to overloaded functors, cuda/ScatterGatherKernel.cu:514 @1.13.1): CUDA refuses a bool
+// prod ("cuda_scatter_gather_base_kernel_func", :322), the sim runs it (README, listed difference).
+TEST(SimDtypes, BoolScatterReduceProdRunsUnlikeCuda) {
+  const torch::Tensor flags = on_sim(torch::ones({4}, torch::kBool));
+  const torch::Tensor index = on_sim(torch::tensor({0, 1, 0, 1}));
+  EXPECT_EQ(raised([&] { flags.scatter_reduce(0, index, flags, "prod"); }).text, "");
 }
 
 // A device mismatch is still CUDA's first error: its wrapper checks devices before the kernel.
