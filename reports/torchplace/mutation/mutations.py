@@ -40,6 +40,7 @@ CHECKPOINT = "scenarios/checkpoint_map_location.cpp"
 AMP = "scenarios/amp.cpp"
 SIM = "harness/sim/sim.cpp"
 SIM_FALLBACK = "harness/sim/fallback.cpp"
+SIM_DTYPES = "harness/sim/cuda_dtypes.cpp"
 TORCHSCRIPT = "scenarios/torchscript_load.cpp"
 SCENARIO_API = "harness/scenario.cpp"
 DDP = "scenarios/ddp.cpp"
@@ -366,6 +367,15 @@ MUTATIONS = [
         "DeviceCheck device_check(schema, rule_of(schema) != Rule::kWrapper);",
         "DeviceCheck device_check(schema, true);",
         [(H, "SimExemptions.*"), (S, "scalar_operands.case=label_*device=sim0")],
+    ),
+    # tp::sim's dtype refusals (cuda_dtypes.inc) skipped: int64 mm and a bool sort (1.13) run on
+    # sim:0 as on the CPU, where CUDA refuses them.
+    m(
+        "sim_cuda_dtype_refusal_skipped",
+        SIM_DTYPES,
+        "  if (checks == nullptr) return c10::nullopt;",
+        "  if (true) return c10::nullopt;",
+        [(H, "SimDtypes.*")],
     ),
     # TorchScript archives (scenarios/torchscript_load.cpp): the map, and a device baked into the
     # code. Without a map the cuda:0-tagged archive is refused on a host without CUDA.
