@@ -94,7 +94,11 @@ class Flow:
                                    lambda name: initialisers(buffer.text, name), self.macros.dtype,
                                    self.empties)
         frame = Frame(buffer, resolver, depth)
-        falls, returns = self.sequence(parse_block(buffer, 0, len(buffer.text)), frame, [EMPTY])
+        try:
+            falls, returns = self.sequence(parse_block(buffer, 0, len(buffer.text)), frame, [EMPTY])
+        except TooComplex:
+            del self.memo[key]  # not a function without refusals: the caller gives up too
+            raise
         self.memo[key] = falls + returns
         return self.memo[key]
 
