@@ -68,6 +68,7 @@ void redirect(const c10::OperatorHandle& op, torch::jit::Stack* stack, const cha
 }
 
 void convolution(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  refuse_cuda_convolution_dtype(op.schema(), *stack);  // as CUDA's backends (cuda_dtypes.cpp)
   redirect(op, stack, "aten::convolution");
 }
 

@@ -245,10 +245,12 @@ void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   refuse_without_cuda_kernel(schema);
   c10::optional<c10::Device> common = check_devices(schema, *stack);
   if (!common) common = device_argument(schema, *stack);
+  const auto empty_argument = refuse_cuda_dtype(schema, *stack);  // cuda_dtypes.cpp
   record_operator(schema, *stack);  // a forced synchronisation, for the transfer log
   const FallbackScope own_copies;   // the CPU round trip below is the sim's, not the user's
   optional_tensor_lists_to_cpu(schema, *stack);
   at::native::cpu_fallback(op, stack);
+  if (empty_argument) refuse_cuda_result_dtype(schema, *stack, *empty_argument);
   place_outputs(schema, *stack, common);
 }
 

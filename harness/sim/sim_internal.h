@@ -108,6 +108,16 @@ void register_cuda_kernels();
 void refuse_without_cuda_kernel(const c10::FunctionSchema& schema);
 // The fused LSTM and GRU cells 2.x calls for a PrivateUse1 input (rnn_cells.cpp).
 void register_rnn_cells();
+// The dtypes CUDA's kernel of the operator refuses, in CUDA's words (cuda_dtypes.cpp): checked on
+// the arguments at the top of `stack` before the CPU kernel runs (it returns whether one of them
+// was empty, nullopt when the operator has no checks), and on the results after it, told that;
+// a convolution's (cpu_copies.cpp) on its input.
+c10::optional<bool> refuse_cuda_dtype(const c10::FunctionSchema& schema,
+                                      const torch::jit::Stack& stack);
+void refuse_cuda_result_dtype(const c10::FunctionSchema& schema, const torch::jit::Stack& stack,
+                              bool empty);
+void refuse_cuda_convolution_dtype(const c10::FunctionSchema& schema,
+                                   const torch::jit::Stack& stack);
 // Operators run on CPU copies by the sim itself: convolutions, undeclared writes (cpu_copies.cpp).
 void register_cpu_copies();
 // CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).

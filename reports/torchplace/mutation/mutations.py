@@ -42,6 +42,7 @@ SIM = "harness/sim/sim.cpp"
 SIM_FALLBACK = "harness/sim/fallback.cpp"
 SIM_MEMORY = "harness/sim/guarded_memory.cpp"
 SIM_CUDA_RULES = "harness/sim/cuda_rules.cpp"
+SIM_DTYPES = "harness/sim/cuda_dtypes.cpp"
 TORCHSCRIPT = "scenarios/torchscript_load.cpp"
 SCENARIO_API = "harness/scenario.cpp"
 DDP = "scenarios/ddp.cpp"
@@ -437,6 +438,14 @@ MUTATIONS = [
         'if (schema.name() != "aten::searchsorted") return;',
         "return;",
         [(H, "SimCudaRules.SearchsortedChecksItsSorterAsCudasKernelDoes")],
+    # tp::sim's dtype refusals (cuda_dtypes.inc) skipped: int64 mm and a bool sort (1.13) run on
+    # sim:0 as on the CPU, where CUDA refuses them.
+    m(
+        "sim_cuda_dtype_refusal_skipped",
+        SIM_DTYPES,
+        "  if (checks == nullptr) return c10::nullopt;",
+        "  if (true) return c10::nullopt;",
+        [(H, "SimDtypes.*")],
     ),
     # TorchScript archives (scenarios/torchscript_load.cpp): the map, and a device baked into the
     # code. Without a map the cuda:0-tagged archive is refused on a host without CUDA.
