@@ -168,8 +168,8 @@ void apply(const std::vector<Check>& checks, const std::vector<c10::Argument>& s
     if ((argument.rfind("return:", 0) == 0) != results) continue;
     if (empty && std::string(check.row->empty) != "1") continue;
     for (size_t index = 0; index < slots.size(); ++index) {
-      const bool named = results ? argument == "return:" + std::to_string(index)
-                                 : slots[index].name() == argument;
+      const bool named =
+          results ? argument == "return:" + std::to_string(index) : slots[index].name() == argument;
       const auto dtype =
           named ? dtype_of(stack[first + index], slots[index], *check.row) : c10::nullopt;
       if (dtype && check.refused.test(static_cast<size_t>(*dtype))) refuse(*check.row, *dtype);
@@ -227,7 +227,8 @@ void refuse_cuda_convolution_dtype(const c10::FunctionSchema& schema,
                          input.size(1) == groups && groups > 1 && weight.size(0) % groups == 0;
   const auto format =
       weight.dim() == 5 ? c10::MemoryFormat::ChannelsLast3d : c10::MemoryFormat::ChannelsLast;
-  const bool channels_last = dtype != c10::ScalarType::Double && weight.dim() >= 4 &&
+  const bool channels_last =
+      dtype != c10::ScalarType::Double && weight.dim() >= 4 &&
       (input.suggest_memory_format() == format || weight.suggest_memory_format() == format);
   if (depthwise && !(channels_last && at::globalContext().userEnabledCuDNN())) {
     const auto* checks = dtypes::checks_of(input.dim() == 5 ? "aten::conv_depthwise3d."

@@ -75,12 +75,8 @@ void refuse_without_cuda_kernel(const c10::FunctionSchema& schema) {
 }
 
 void register_cuda_kernels() {
-  static auto* aten = new torch::Library(torch::Library::IMPL, "aten",
-                                         c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
   for (const Row& row : kCpuKernelFirst) {
-    if (row.present[version_column()])
-      aten->impl(qualified(row).c_str(),
-                 torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
+    if (row.present[version_column()]) register_fallback_kernel(qualified(row));
   }
 }
 

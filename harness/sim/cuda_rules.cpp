@@ -214,13 +214,13 @@ void check_own(const c10::FunctionSchema& schema, const torch::jit::Stack& stack
 // checks (scalar_rules.inc TP_SIM_AS_CALLED), the fallback is that form's kernel, so that the
 // wrapper's check comes first, as on CUDA: clamp_min.Tensor's refuses a 0-dim CPU min that
 // clamp_min.Tensor_out's iterator would take.
-void register_as_called(torch::Library& aten) {
+void register_as_called() {
   for (const AsCalledRow& row : kAsCalledRows) {
     if (!row.present[scalar_column()]) continue;
     const c10::OperatorName name(std::string("aten::") + row.name, row.overload);
     if (!c10::Dispatcher::singleton().findSchema(name)) continue;  // not in this LibTorch
     const std::string qualified = std::string(row.name) + (*row.overload ? "." : "") + row.overload;
-    aten.impl(qualified.c_str(), torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
+    register_fallback_kernel(qualified);
   }
 }
 

@@ -134,7 +134,7 @@ void register_kernels() {
   aten->impl("set_.source_Storage", TORCH_FN(at::native::set_));
   aten->impl("set_.source_Storage_storage_offset", TORCH_FN(set_storage));
   aten->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
-  register_as_called(*aten);
+  register_as_called();
   // A query, not differentiable; 1.13 finds no kernel for it under AutogradPrivateUse1 otherwise.
   static auto* autograd = new torch::Library(
       torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);

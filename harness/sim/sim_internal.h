@@ -18,6 +18,9 @@ namespace tp::sim::detail {
 
 // The boxed fallback for the simulated device: device check, then the CPU kernel.
 void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+// Makes the checking fallback the sim's own kernel of aten::`qualified` ("name.overload"), rather
+// than a composite kernel, once however many tables name it (cuda_kernels.inc, scalar_rules.inc).
+void register_fallback_kernel(const std::string& qualified);
 // The fallback's device check alone (README "Which operators check") of the operator's arguments
 // at the top of `stack`: raises as CUDA would, else returns the arguments' common device.
 c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
@@ -98,7 +101,7 @@ void check_own(const c10::FunctionSchema& schema, const torch::jit::Stack& stack
 
 // The fallback as the kernel of the forms CUDA's wrapper checks as called (scalar_rules.inc
 // TP_SIM_AS_CALLED).
-void register_as_called(torch::Library& aten);
+void register_as_called();
 
 // Kernels that must not go through the fallback: allocation, copies, views, storage.
 void register_kernels();

@@ -142,13 +142,6 @@ def attempt(call: Callable[[], Any]) -> Outcome:
         return None, error
 
 
-def unsupported_on_cuda(sim: Outcome) -> Dict[str, Any]:
-    """The verdict of a sim run of a dtype that CUDA does not support: it must raise."""
-    if sim[1] is not None:
-        return {"verdict": REFUSED_AS_ON_CUDA, "detail": None}
-    return {"verdict": RUNS_WHERE_CUDA_DOES_NOT, "detail": "the sim ran a dtype CUDA refuses"}
-
-
 def verdict(
     cpu: Outcome, sim: Outcome, device: torch.device, undefined_values: bool = False
 ) -> Dict[str, Any]:
