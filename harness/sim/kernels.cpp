@@ -2,6 +2,7 @@
 // allocation, copies (exempt from the device check, as on CUDA), views and storage (they alias
 // their input, which a CPU round trip cannot do), and the shallow-copy test that Module::to needs.
 #include <ATen/EmptyTensor.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/resize_native.h>
@@ -119,6 +120,16 @@ void register_kernels() {
   for (const char* name : {"native_layer_norm", "native_group_norm", "addr", "addr.out",
                            "silu_backward", "mish_backward"}) {
     aten->impl(name, torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
+  }
+  // An operator without an autograd kernel (a custom one: torchvision::nms) falls through to the
+  // device's kernel, as LibTorch lets it on CPU and CUDA. 1.13 registers that fallthrough for
+  // every autograd key but the PrivateUse ones ("Could not run 'torchvision::nms' with arguments
+  // from the 'AutogradPrivateUse1' backend"), leaving it to the device: here. 2.x has its own.
+  auto& dispatcher = c10::Dispatcher::singleton();
+  if (!dispatcher.hasBackendFallbackForDispatchKey(c10::DispatchKey::AutogradPrivateUse1)) {
+    static auto* through = new torch::Library(
+        torch::Library::IMPL, "_", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
+    through->fallback(torch::CppFunction::makeFallthrough());
   }
   static auto* all = new torch::Library(torch::Library::IMPL, "_", kKey, __FILE__, __LINE__);
   all->fallback(torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
