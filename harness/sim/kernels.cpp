@@ -121,6 +121,13 @@ void register_kernels() {
                            "silu_backward", "mish_backward"}) {
     aten->impl(name, torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
   }
+  // Reduced, these structured losses' meta function sizes an iterator's output, then resizes it
+  // to a scalar; the generic kernel a device without its own gets then calls the out= variant,
+  // whose CPU kernel resizes the scalar back, warning "An output with one or more elements was
+  // resized". The CPU's functional kernel, as on CUDA.
+  for (const char* name : {"mse_loss", "smooth_l1_loss"}) {
+    aten->impl(name, torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
+  }
   // An operator without an autograd kernel (a custom one: torchvision::nms) falls through to the
   // device's kernel, as LibTorch lets it on CPU and CUDA. 1.13 registers that fallthrough for
   // every autograd key but the PrivateUse ones ("Could not run 'torchvision::nms' with arguments

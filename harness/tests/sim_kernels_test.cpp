@@ -1,0 +1,93 @@
+// Operators that the sim registers a kernel for beside its fallback (kernels.cpp), so that they
+// compute as the CPU does: bit for bit, and without warnings the CPU does not give.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torchplace/sim/sim.h>
+
+namespace {
+
+// The warnings raised while it lives (the handler's signature changed in 2.0).
+class WarningsSeen : public c10::WarningHandler {
+ public:
+  WarningsSeen() : previous_(c10::Warning::get_warning_handler()) {
+    c10::Warning::set_warning_handler(this);
+  }
+  ~WarningsSeen() override { c10::Warning::set_warning_handler(previous_); }
+#if TORCH_VERSION_MAJOR < 2
+  void process(const c10::SourceLocation&, const std::string& message, bool) override {
+    messages.push_back(message);
+  }
+#else
+  void process(const c10::Warning& warning) override { messages.push_back(warning.msg()); }
+#endif
+  std::vector<std::string> messages;
+
+ private:
+  c10::WarningHandler* previous_;
+};
+
+std::string joined(const std::vector<std::string>& messages) {
+  std::string all;
+  for (const std::string& message : messages) all += "'" + message + "' ";
+  return all;
+}
+
+}  // namespace
+
+// Operators with a composite kernel beside their CPU and CUDA ones (kernels.cpp) run the CPU
+// kernel on sim:0, bit for bit; before, sim:0 ran the decomposition (1e-7 to 1e-6 off the CPU).
+TEST(Sim, OperatorsWithACompositeKernelRunTheCpuKernel) {
+  torch::manual_seed(0);
+  const torch::Tensor x = torch::randn({2, 8, 5, 5}) * 3 + 1, g = torch::randn({2, 8, 5, 5});
+  const torch::Tensor w = torch::randn({8}), b = torch::randn({8}), m = torch::randn({8, 8});
+  const auto layer_norm_grad = [&](const torch::Device& d) {
+    const torch::Tensor input = x.to(d).requires_grad_();
+    const auto out = torch::layer_norm(input.permute({0, 2, 3, 1}), {8}, w.to(d), b.to(d));
+    return torch::autograd::grad({out}, {input}, {g.to(d).permute({0, 2, 3, 1})})[0];
+  };
+  const std::vector<std::pair<std::string, std::function<torch::Tensor(torch::Device)>>> ops = {
+      {"layer_norm",
+       [&](auto d) { return torch::layer_norm(x.to(d), {5}, w.narrow(0, 0, 5).to(d)); }},
+      {"layer_norm backward", layer_norm_grad},
+      {"group_norm", [&](auto d) { return torch::group_norm(x.to(d), 2, w.to(d), b.to(d)); }},
+      {"addr", [&](auto d) { return torch::addr(m.to(d), w.to(d), b.to(d), 0.7, 1.3); }},
+      {"silu_backward", [&](auto d) { return torch::silu_backward(g.to(d), x.to(d)); }},
+      {"mish_backward", [&](auto d) { return torch::mish_backward(g.to(d), x.to(d)); }}};
+  for (const auto& [name, op] : ops) {
+    const torch::Tensor on_sim = op(tp::sim::device()), on_cpu = op(torch::kCPU);
+    EXPECT_EQ(on_sim.device(), tp::sim::device()) << name;
+    EXPECT_TRUE(torch::equal(on_sim.cpu(), on_cpu))
+        << name << ": max difference " << (on_sim.cpu() - on_cpu).abs().max().item<float>();
+  }
+}
+
+// mse_loss and smooth_l1_loss reduced: on sim:0 LibTorch's generic kernel sized the output to a
+// scalar and called the out= variant, whose CPU kernel resized it back to the inputs' shape with
+// "An output with one or more elements was resized" (torchvision's detection losses warned on
+// every step). The sim runs the CPU's functional kernel instead, as CUDA runs its own.
+TEST(Sim, ReducedLossesWarnAsOnTheCpu) {
+  torch::manual_seed(0);
+  const torch::Tensor a = torch::randn({6, 4}), b = torch::randn({6, 4});
+  const std::vector<std::pair<std::string, std::function<torch::Tensor(torch::Device)>>> losses = {
+      {"mse_loss sum",
+       [&](auto d) { return torch::mse_loss(a.to(d), b.to(d), at::Reduction::Sum); }},
+      {"mse_loss mean",
+       [&](auto d) { return torch::mse_loss(a.to(d), b.to(d), at::Reduction::Mean); }},
+      {"smooth_l1_loss sum",
+       [&](auto d) { return torch::smooth_l1_loss(a.to(d), b.to(d), at::Reduction::Sum, 0.1); }}};
+  for (const auto& [name, loss] : losses) {
+    const torch::Tensor on_cpu = loss(torch::kCPU);
+    const WarningsSeen seen;
+    const torch::Tensor on_sim = loss(tp::sim::device());
+    EXPECT_TRUE(seen.messages.empty()) << name << " on sim:0 warned: " << joined(seen.messages);
+    EXPECT_TRUE(torch::equal(on_sim.cpu(), on_cpu)) << name;
+    EXPECT_EQ(on_sim.dim(), 0) << name;
+  }
+}
