@@ -33,6 +33,7 @@ struct FallbackScope {
   FallbackScope(const FallbackScope&) = delete;
   FallbackScope& operator=(const FallbackScope&) = delete;
 };
+bool in_fallback_scope();  // on this thread
 
 // False only under the mutation TORCHPLACE_SIM_MUTATION=no_device_check (ci mutation script).
 bool checks_enabled();

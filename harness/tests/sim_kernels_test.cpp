@@ -91,3 +91,22 @@ TEST(Sim, ReducedLossesWarnAsOnTheCpu) {
     EXPECT_EQ(on_sim.dim(), 0) << name;
   }
 }
+
+// The fallback's CPU copy of a tensor that is not dense keeps its strides (kernels.cpp, to_copy):
+// the CPU kernel reads the layout it reads on the CPU. Before, the copy was dense (channels-last
+// for the permuted view below) and the sums were 2e-7 to 2e-5 off the CPU's. A user's .cpu() of
+// such a tensor is dense, as CUDA's.
+TEST(Sim, ReductionsOverViewsThatAreNotDenseSumAsOnTheCpu) {
+  torch::manual_seed(0);
+  const torch::Tensor buffer = torch::randn({2, 135}), column = torch::randn({3, 1, 50});
+  const auto gaps = [&](const torch::Tensor& t) {  // a detection head's gradient, per level
+    return t.narrow(1, 0, 60).view({2, 2, 2, 15}).permute({0, 3, 1, 2});
+  };
+  const auto expanded = [&](const torch::Tensor& t) { return t.expand({3, 33, 50}); };
+  const torch::Device sim = tp::sim::device();
+  EXPECT_TRUE(torch::equal(gaps(buffer.to(sim)).sum({0, 2, 3}).cpu(), gaps(buffer).sum({0, 2, 3})));
+  EXPECT_TRUE(torch::equal(expanded(column.to(sim)).sum().cpu(), expanded(column).sum()));
+  const torch::Tensor users = gaps(buffer.to(sim)).cpu();
+  EXPECT_TRUE(users.is_non_overlapping_and_dense()) << users.strides();
+  EXPECT_TRUE(torch::equal(users, gaps(buffer)));
+}
