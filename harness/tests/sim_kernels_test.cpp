@@ -110,3 +110,27 @@ TEST(Sim, ReductionsOverViewsThatAreNotDenseSumAsOnTheCpu) {
   EXPECT_TRUE(users.is_non_overlapping_and_dense()) << users.strides();
   EXPECT_TRUE(torch::equal(users, gaps(buffer)));
 }
+
+// Writes the schema does not declare (fallback.cpp, hidden_writes): native_batch_norm's running
+// statistics (1.13.1 and 2.x) and rrelu_with_noise's noise (1.13.1) reach the sim's tensors.
+// Before, a BatchNorm in train mode on sim:0 kept its running mean at 0 and its variance at 1.
+TEST(Sim, WritesTheSchemaDoesNotDeclareReachTheSimsTensors) {
+  const auto step = [](const torch::Device& device) {
+    torch::manual_seed(0);
+    torch::nn::BatchNorm2d norm(3);
+    norm->to(device);
+    norm->train();
+    norm->forward(torch::randn({4, 3, 5, 5}).add(2).to(device));
+    const torch::Tensor noise = torch::zeros({4, 6}).to(device);
+    torch::rrelu_with_noise(torch::randn({4, 6}).to(device), noise, 0.1, 0.3, true);
+    return std::vector<torch::Tensor>{norm->running_mean, norm->running_var, noise};
+  };
+  const std::vector<torch::Tensor> on_cpu = step(torch::kCPU), on_sim = step(tp::sim::device());
+  EXPECT_FALSE(torch::equal(on_cpu[0], torch::zeros({3}))) << "the CPU's mean did not move";
+  for (size_t index = 0; index < on_cpu.size(); ++index) {
+    EXPECT_EQ(on_sim[index].device(), tp::sim::device()) << index;
+    EXPECT_TRUE(torch::equal(on_sim[index].cpu(), on_cpu[index]))
+        << index << ": " << on_sim[index].cpu() << " on the sim, " << on_cpu[index]
+        << " on the CPU";
+  }
+}
