@@ -70,6 +70,9 @@ def enable() -> None:
     if _torch_major() >= 2:
         torch.utils.rename_privateuse1_backend("sim")
         torch.utils.generate_methods_for_privateuse1_backend()
+        from torchplace.sim import runtime
+
+        torch._register_device_module("sim", runtime)  # torch.sim (runtime.py says why)
     _library = library
 
 
