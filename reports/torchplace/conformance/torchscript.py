@@ -30,10 +30,14 @@ def batch_shape(entry: models.Model) -> List[int]:
 
 
 def torchvision_library() -> Optional[str]:
-    """torchvision's C++ operators (nms, roi_align): its `_C` extension, which the C++ test loads
-    (Debian's links LibTorch, not Python)."""
-    spec = importlib.util.find_spec("torchvision._C")
-    return spec.origin if spec is not None else None
+    """torchvision's C++ operators (nms, roi_align), which the C++ test loads: its `_C` extension
+    (0.14.1: links LibTorch only) or `_C_stable` (0.29.1: also libtorch_python.so, which needs a
+    Python interpreter's symbols; the C++ test then skips detection, naming the symbol)."""
+    for name in ("torchvision._C", "torchvision._C_stable"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            return spec.origin
+    return None
 
 
 def describe(entry: models.Model, file: str) -> Dict[str, Any]:
