@@ -21,7 +21,8 @@ def device_count() -> int:
 def current_device() -> int:
     import torch
 
-    return int(torch.accelerator.current_device_index())
+    accelerator = getattr(torch, "accelerator")  # 2.x only: not in 1.13.1's stubs (mypy)
+    return int(accelerator.current_device_index())
 
 
 def _is_in_bad_fork() -> bool:
