@@ -132,6 +132,7 @@ void enable() {
     detail::register_device();
     detail::register_kernels();
     detail::register_convolution();
+    detail::register_attention();
     detail::register_autocast();
   });
 }

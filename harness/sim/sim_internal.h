@@ -46,6 +46,8 @@ int version_column(int major, int minor);
 void register_kernels();
 // The convolutions LibTorch hands to an out-of-tree device (convolution.cpp).
 void register_convolution();
+// scaled_dot_product_attention's choice of algorithm, the CPU's (2.5+; nothing before).
+void register_attention();
 // CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).
 void register_autocast();
 // Allocator, device guard, name and (2.x) hooks.

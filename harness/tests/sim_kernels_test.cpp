@@ -134,3 +134,31 @@ TEST(Sim, WritesTheSchemaDoesNotDeclareReachTheSimsTensors) {
         << " on the CPU";
   }
 }
+
+// scaled_dot_product_attention takes the CPU's algorithm on sim:0 (attention.cpp): the fused
+// flash kernel, forward and backward, bit for bit. Before, sim:0 took the unfused math (1e-7 off
+// the CPU forward, 1e-6 in ViT's gradients). Skipped before 2.5, which keeps the math path.
+TEST(Sim, AttentionTakesTheCpusAlgorithm) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+  torch::manual_seed(0);
+  const torch::Tensor q = torch::randn({2, 12, 5, 64}), k = torch::randn({2, 12, 5, 64}),
+                      v = torch::randn({2, 12, 5, 64}), g = torch::randn({2, 12, 5, 64});
+  const auto attend = [&](const torch::Device& d) {
+    std::vector<torch::Tensor> inputs = {q.to(d).requires_grad_(), k.to(d).requires_grad_(),
+                                         v.to(d).requires_grad_()};
+    const torch::Tensor out = at::scaled_dot_product_attention(inputs[0], inputs[1], inputs[2]);
+    std::vector<torch::Tensor> grads = torch::autograd::grad({out}, inputs, {g.to(d)});
+    grads.insert(grads.begin(), out);
+    return grads;
+  };
+  const std::vector<torch::Tensor> on_cpu = attend(torch::kCPU), on_sim = attend(tp::sim::device());
+  for (size_t index = 0; index < on_cpu.size(); ++index) {  // the output, then dq, dk, dv
+    EXPECT_EQ(on_sim[index].device(), tp::sim::device()) << index;
+    EXPECT_TRUE(torch::equal(on_sim[index].cpu(), on_cpu[index]))
+        << index << ": max difference "
+        << (on_sim[index].cpu() - on_cpu[index]).abs().max().item<float>();
+  }
+#else
+  GTEST_SKIP() << "scaled_dot_product_attention's choice through a device's DispatchStub: 2.5+";
+#endif
+}
