@@ -9,27 +9,10 @@ An earlier manifest is removed first. Exit 0 saved, 77 (skip, with the reason) w
 torchvision or when this torch is not the LibTorch that CMake built against
 (TORCHPLACE_LIBTORCH_VERSION, major.minor), 64 for bad arguments.
 """
-import importlib.util
-import os
 import sys
 from pathlib import Path
 
 from torchplace.schema import EXIT_OK, EXIT_SKIP, EXIT_USAGE
-
-
-def skip_reason():
-    """Why this Python cannot write the files for the C++ test, or None."""
-    if importlib.util.find_spec("torchvision") is None:
-        return "needs torchvision (apt-get install python3-torchvision)"
-    import torch
-
-    wanted = os.environ.get("TORCHPLACE_LIBTORCH_VERSION", "")
-    if wanted and wanted.split(".")[:2] != torch.__version__.split(".")[:2]:
-        return (
-            f"this Python's torch is {torch.__version__}, the C++ test's LibTorch {wanted}: "
-            "set TORCHPLACE_PYTHON to a Python with that torch"
-        )
-    return None
 
 
 def main(argv):
@@ -38,11 +21,12 @@ def main(argv):
         return EXIT_USAGE
     directory = Path(argv[0])
     (directory / "manifest.json").unlink(missing_ok=True)
-    reason = skip_reason()
+    from torchplace.conformance import models, torchscript
+
+    reason = models.skip_reason()
     if reason:
         print(f"SKIP: {reason}")
         return EXIT_SKIP
-    from torchplace.conformance import models, torchscript
 
     unknown = [name for name in argv[1:] if name not in models.BY_NAME]
     if unknown:

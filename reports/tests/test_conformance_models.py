@@ -7,11 +7,10 @@
 Prints one line per model (verdict, bit-identical or not, the largest differences, seconds),
 and with --json the results. Every model must be bit-identical (measured so on 1.13.1);
 with --tolerance, agreeing within models.TOLERANCE is enough. Exit 0 when every model passes,
-1 when one does not, 77 (skip, with the reason) without torchvision or without a sim library
-built for this torch, 64 for bad arguments or an unknown model. Needs TORCHPLACE_SIM_LIBRARY
-(CTest passes the built torchplace_sim_python).
+1 when one does not, 77 (skip, with the reason) without torchvision, with a torch that is not
+TORCHPLACE_LIBTORCH_VERSION, or without a sim library built for this torch, 64 for bad arguments
+or an unknown model. Needs TORCHPLACE_SIM_LIBRARY (CTest passes the built torchplace_sim_python).
 """
-import importlib.util
 import json
 import sys
 
@@ -54,15 +53,17 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return EXIT_USAGE
     tolerance, json_path, names = parsed
-    if importlib.util.find_spec("torchvision") is None:
-        print("SKIP: needs torchvision (apt-get install python3-torchvision)")
+    from torchplace.conformance import models
+
+    reason = models.skip_reason()
+    if reason:
+        print(f"SKIP: {reason}")
         return EXIT_SKIP
     try:
         from torchplace import sim
     except RuntimeError as error:  # SimUnavailable: no library, or one built for another torch
         print(f"SKIP: {error}")
         return EXIT_SKIP
-    from torchplace.conformance import models
 
     unknown = [name for name in names if name not in models.BY_NAME]
     if unknown:

@@ -10,9 +10,11 @@ exact. Detection trains on SYNTHETIC boxes and labels (made up here, no data set
 from __future__ import annotations
 
 import copy
+import importlib.util
+import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 
@@ -21,6 +23,23 @@ from torchplace.conformance import values
 SEED = 1234
 TOLERANCE = {"rtol": 1.3e-6, "atol": 1e-5}  # torch.testing.assert_close's float32 default
 Batch = Tuple[List[Any], Any]  # (the forward's arguments, the loss's target)
+
+
+def skip_reason() -> Optional[str]:
+    """Why this Python cannot run the comparison here, or None: no torchvision, or a torch that
+    is not the LibTorch the sim was built against (TORCHPLACE_LIBTORCH_VERSION, major.minor, as
+    CMake passes it). Asked before the sim's library is loaded: one built for another torch
+    crashes the process as it loads (2.14.1's into 1.13.1: a segmentation fault), before
+    torchplace.sim can compare versions."""
+    if importlib.util.find_spec("torchvision") is None:
+        return "needs torchvision (apt-get install python3-torchvision)"
+    wanted = os.environ.get("TORCHPLACE_LIBTORCH_VERSION", "")
+    if wanted and wanted.split(".")[:2] != torch.__version__.split(".")[:2]:
+        return (
+            f"this Python's torch is {torch.__version__}, the build's LibTorch {wanted}: "
+            "set TORCHPLACE_PYTHON to a Python with that torch"
+        )
+    return None
 
 
 @dataclass(frozen=True)
