@@ -13,13 +13,19 @@
 
 namespace {
 
+#if TORCH_VERSION_MAJOR < 2
+namespace warning_handlers = c10::Warning;
+#else
+namespace warning_handlers = c10::WarningUtils;  // 2.0 moved them; c10::Warning is a class
+#endif
+
 // The warnings raised while it lives (the handler's signature changed in 2.0).
 class WarningsSeen : public c10::WarningHandler {
  public:
-  WarningsSeen() : previous_(c10::Warning::get_warning_handler()) {
-    c10::Warning::set_warning_handler(this);
+  WarningsSeen() : previous_(warning_handlers::get_warning_handler()) {
+    warning_handlers::set_warning_handler(this);
   }
-  ~WarningsSeen() override { c10::Warning::set_warning_handler(previous_); }
+  ~WarningsSeen() override { warning_handlers::set_warning_handler(previous_); }
 #if TORCH_VERSION_MAJOR < 2
   void process(const c10::SourceLocation&, const std::string& message, bool) override {
     messages.push_back(message);
@@ -121,7 +127,7 @@ TEST(Sim, WritesTheSchemaDoesNotDeclareReachTheSimsTensors) {
     norm->to(device);
     norm->train();
     norm->forward(torch::randn({4, 3, 5, 5}).add(2).to(device));
-    const torch::Tensor noise = torch::zeros({4, 6}).to(device);
+    torch::Tensor noise = torch::zeros({4, 6}).to(device);  // 2.x takes it as Tensor&
     torch::rrelu_with_noise(torch::randn({4, 6}).to(device), noise, 0.1, 0.3, true);
     return std::vector<torch::Tensor>{norm->running_mean, norm->running_var, noise};
   };
