@@ -6,11 +6,6 @@
 //   convolution_backward_overrideable raise "not implemented" unless the device registers them.
 //   The sim does: the CPU's `convolution` / `convolution_backward` on CPU copies. Autograd is
 //   LibTorch's own formula for the overrideable pair (derivatives.yaml).
-// - Kernels that write into an argument their schema does not mark written, which cpu_fallback
-//   therefore never copies back: native_batch_norm's running_mean and running_var (its schema has
-//   no `!` in 1.13.1 and 2.6.0; batch_norm reaches it through _batch_norm_impl_index,
-//   Normalization.cpp), and rrelu_with_noise's noise (unmarked in 1.13.1, marked `Tensor(b!)`
-//   from 2.x). Without the copy back, BatchNorm's running statistics never moved on sim:0.
 // - linalg_eigvals.out, whose composite kernel computes into `values` directly unless `values` is
 //   CUDA (aten/src/ATen/native/BatchLinearAlgebra.cpp:3135 @1.13.1; 2.6.0 tests !is_cpu()
 //   instead, line 3143): on sim:0 it mixed the sim's `values` with its CPU work tensors. The
@@ -80,40 +75,6 @@ void convolution_backward(const c10::OperatorHandle& op, torch::jit::Stack* stac
   redirect(op, stack, "aten::convolution_backward", 3, c10::IValue(std::vector<int64_t>{channels}));
 }
 
-// The CPU kernel on CPU copies, then every named argument copied back into the caller's tensor.
-void with_copy_back(const c10::OperatorHandle& op, torch::jit::Stack* stack,
-                    const std::vector<std::string>& written) {
-  const auto& schema = op.schema();
-  const size_t first = stack->size() - schema.arguments().size();
-  const c10::Device device = checked_device(schema, *stack);
-  std::vector<std::pair<at::Tensor, size_t>> originals;  // the caller's tensor, its position
-  for (size_t index = 0; index < schema.arguments().size(); ++index) {
-    const c10::IValue& value = (*stack)[first + index];
-    for (const std::string& name : written) {
-      if (schema.arguments()[index].name() == name && value.isTensor() &&
-          value.toTensor().defined())
-        originals.emplace_back(value.toTensor(), index);
-    }
-  }
-  arguments_to_cpu(*stack, schema.arguments().size());
-  std::vector<at::Tensor> copies;
-  for (const auto& original : originals)
-    copies.push_back((*stack)[first + original.second].toTensor());
-  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
-  const FallbackScope own_copies;
-  for (size_t index = 0; index < originals.size(); ++index)
-    originals[index].first.copy_(copies[index]);
-  results_to(*stack, schema.returns().size(), device);
-}
-
-void batch_norm_stats(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  with_copy_back(op, stack, {"running_mean", "running_var"});
-}
-
-void rrelu_noise(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  with_copy_back(op, stack, {"noise"});
-}
-
 [[noreturn]] void refuse_sparse(const c10::OperatorHandle& op, torch::jit::Stack*) {
   TORCH_CHECK_NOT_IMPLEMENTED(false, "tp::sim: sparse tensors are not simulated (",
                               op.schema().name(),
@@ -133,17 +94,7 @@ void register_cpu_copies() {
                                          c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
   aten->impl("convolution_overrideable", boxed<&convolution>());
   aten->impl("convolution_backward_overrideable", boxed<&convolution_backward>());
-  aten->impl("native_batch_norm", boxed<&batch_norm_stats>());
-  aten->impl("native_batch_norm.out", boxed<&batch_norm_stats>());
-  aten->impl("rrelu_with_noise", boxed<&rrelu_noise>());
-  aten->impl("rrelu_with_noise_", boxed<&rrelu_noise>());
-  aten->impl("rrelu_with_noise.out", boxed<&rrelu_noise>());
-  aten->impl("linalg_eigvals.out", boxed<&checked_fallback>());
-  // 1.13.1 lets no operator through AutogradPrivateUse1 without a kernel there (2.x falls
-  // through); an out= variant has no autograd to run.
-  static auto* autograd = new torch::Library(
-      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
-  autograd->impl("linalg_eigvals.out", torch::CppFunction::makeFallthrough());
+  register_fallback_kernel("linalg_eigvals.out");
   static auto* sparse = new torch::Library(torch::Library::IMPL, "_",
                                            c10::DispatchKey::SparsePrivateUse1, __FILE__, __LINE__);
   sparse->fallback(boxed<&refuse_sparse>());

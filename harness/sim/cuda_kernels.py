@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Writes cuda_kernels.inc: per LibTorch version, the operators whose dense CUDA kernel is not
 what a PrivateUse1 device gets by default, from native_functions.yaml's `dispatch:` blocks
-(torchgen reads the same; a `structured_delegate` op takes its out= variant's block; an op with
-no block is CompositeImplicitAutograd, which every device shares):
+(torchgen reads the same; a `structured_delegate` op adds its out= variant's block to its own; an
+op with no block is CompositeImplicitAutograd, which every device shares):
 
   TP_SIM_CPU_KERNEL     CPU and CUDA kernels, and a composite kernel that every other device
                         runs (native_layer_norm, native_group_norm, addr, ...). CUDA runs its own
@@ -61,7 +61,7 @@ def classify(text: str) -> Tuple[Set[Op], Set[Op]]:
     keys, delegates = dispatch_keys(text)
     cpu_first, no_cuda = set(), set()
     for op in sorted(set(keys) | set(delegates)):
-        block = keys.get(op, keys.get(delegates.get(op, ""), set()))
+        block = keys.get(op, set()) | keys.get(delegates.get(op, ""), set())
         name, _, overload = op.partition(".")
         if "CPU" in block and "CUDA" in block and block & COMPOSITE:
             cpu_first.add((name, overload))

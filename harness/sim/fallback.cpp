@@ -18,6 +18,8 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "sim_internal.h"
 
@@ -209,6 +211,40 @@ void optional_tensor_lists_to_cpu(const c10::FunctionSchema& schema, torch::jit:
   }
 }
 
+// Arguments that an operator's CPU kernel writes into though its schema does not say so (no
+// `(a!)`), by argument name: cpu_fallback copies back only what the schema marks, so the writes
+// were lost on sim:0 (BatchNorm's running statistics never moved on 1.13.1; 2.x marks noise).
+const std::unordered_map<std::string, std::vector<std::string>>& hidden_writes() {
+  static const auto* table = new std::unordered_map<std::string, std::vector<std::string>>{
+      {"native_batch_norm", {"running_mean", "running_var"}}, {"rrelu_with_noise", {"noise"}}};
+  return *table;
+}
+
+// Each sim tensor such an argument holds, swapped for a CPU copy that the kernel writes into:
+// the (sim tensor, CPU copy) pairs, to copy back after it ran.
+std::vector<std::pair<at::Tensor, at::Tensor>> hidden_writes_to_cpu(
+    const c10::FunctionSchema& schema, torch::jit::Stack& stack) {
+  std::vector<std::pair<at::Tensor, at::Tensor>> written;
+  const auto found = hidden_writes().find(schema.name().substr(schema.name().find("::") + 2));
+  if (found == hidden_writes().end()) return written;
+  const auto& arguments = schema.arguments();
+  const size_t first = stack.size() - arguments.size();
+  for (size_t index = 0; index < arguments.size(); ++index) {
+    const auto& names = found->second;
+    if (arguments[index].alias_info() != nullptr ||  // marked: cpu_fallback copies it back
+        std::find(names.begin(), names.end(), arguments[index].name()) == names.end()) {
+      continue;
+    }
+    c10::IValue& value = stack[first + index];
+    if (!value.isTensor() || !value.toTensor().defined() || !is_sim(value.toTensor().device())) {
+      continue;
+    }
+    written.emplace_back(value.toTensor(), value.toTensor().cpu());
+    value = written.back().second;
+  }
+  return written;
+}
+
 }  // namespace
 
 c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
@@ -251,8 +287,10 @@ void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   record_operator(schema, *stack);  // a forced synchronisation, for the transfer log
   const FallbackScope own_copies;   // the CPU round trip below is the sim's, not the user's
   optional_tensor_lists_to_cpu(schema, *stack);
+  const auto written = hidden_writes_to_cpu(schema, *stack);
   at::native::cpu_fallback(op, stack);
   if (empty_argument) refuse_cuda_result_dtype(schema, *stack, *empty_argument);
+  for (const auto& [on_sim, on_cpu] : written) on_sim.copy_(on_cpu);
   place_outputs(schema, *stack, common);
 }
 

@@ -2,7 +2,9 @@
 // allocation, copies (exempt from the device check, as on CUDA), views and storage (they alias
 // their input, which a CPU round trip cannot do), and the shallow-copy test that Module::to needs.
 #include <ATen/EmptyTensor.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/_to_copy_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/resize_native.h>
 #include <ATen/ops/set_native.h>
@@ -87,6 +89,31 @@ size_t bytes_needed(const at::Tensor& self, at::IntArrayRef size, at::IntArrayRe
   return at::detail::computeStorageNbytes(size, stride, item, offset);
 }
 
+// Inside the fallback, the CPU copy of a tensor that is not dense (a view with gaps, an expanded
+// one) keeps its strides. LibTorch's copy (_to_copy, memory format preserved) makes it dense, and
+// the CPU kernel then reads another layout than on the CPU: a reduction sums in another order (a
+// detection head's bias gradient was 4e-9 off the CPU's; a sum over an expanded tensor, 1e-5).
+at::Tensor to_copy(const at::Tensor& self, c10::optional<at::ScalarType> dtype,
+                   c10::optional<at::Layout> layout, c10::optional<at::Device> device,
+                   c10::optional<bool> pin_memory, bool non_blocking,
+                   c10::optional<at::MemoryFormat> memory_format) {
+  const bool keep_strides =
+      in_fallback_scope() && device.has_value() && device->is_cpu() &&
+      dtype.value_or(self.scalar_type()) == self.scalar_type() &&
+      memory_format.value_or(at::MemoryFormat::Preserve) == at::MemoryFormat::Preserve &&
+      self.layout() == at::kStrided && !self.is_conj() && !self.is_neg() && self.numel() > 0 &&
+      !self.is_non_overlapping_and_dense();
+  if (!keep_strides) {
+    return at::native::_to_copy(self, dtype, layout, device, pin_memory, non_blocking,
+                                memory_format);
+  }
+  int64_t span = 1;  // the elements from the first one it reaches to the last
+  for (int64_t dim = 0; dim < self.dim(); ++dim) span += (self.size(dim) - 1) * self.stride(dim);
+  const at::Tensor reached =
+      at::from_blob(host_address(self.data_ptr()), {span}, self.options().device(at::kCPU));
+  return reached.clone().as_strided(self.sizes(), self.strides());
+}
+
 // A resize allocates on the current device: make it the tensor's own, as CUDA's resize_ does.
 const at::Tensor& resize_on_own_device(const at::Tensor& self, at::IntArrayRef size,
                                        c10::optional<at::MemoryFormat> memory_format) {
@@ -125,6 +152,7 @@ void register_kernels() {
   aten->impl("empty.memory_format", TORCH_FN(empty));
   aten->impl("empty_strided", TORCH_FN(empty_strided));
   aten->impl("_copy_from", TORCH_FN(copy_from));
+  aten->impl("_to_copy", TORCH_FN(to_copy));
   aten->impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
   aten->impl("view", TORCH_FN(at::native::view));
   aten->impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
@@ -148,6 +176,21 @@ void register_kernels() {
     math_bits.push_back(new torch::Library(torch::Library::IMPL, "aten", key, __FILE__, __LINE__));
     math_bits.back()->impl("_copy_from", torch::CppFunction::makeFallthrough());
     math_bits.back()->impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+  }
+  // Reduced, these structured losses' meta function sizes an iterator's output, then resizes it
+  // to a scalar; the generic kernel a device without its own gets then calls the out= variant,
+  // whose CPU kernel resizes the scalar back, warning "An output with one or more elements was
+  // resized". The CPU's functional kernel, as on CUDA.
+  for (const char* name : {"mse_loss", "smooth_l1_loss"}) register_fallback_kernel(name);
+  // An operator without an autograd kernel (a custom one: torchvision::nms) falls through to the
+  // device's kernel, as LibTorch lets it on CPU and CUDA. 1.13 registers that fallthrough for
+  // every autograd key but the PrivateUse ones ("Could not run 'torchvision::nms' with arguments
+  // from the 'AutogradPrivateUse1' backend"), leaving it to the device: here. 2.x has its own.
+  auto& dispatcher = c10::Dispatcher::singleton();
+  if (!dispatcher.hasBackendFallbackForDispatchKey(c10::DispatchKey::AutogradPrivateUse1)) {
+    static auto* through = new torch::Library(
+        torch::Library::IMPL, "_", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
+    through->fallback(torch::CppFunction::makeFallthrough());
   }
   static auto* all = new torch::Library(torch::Library::IMPL, "_", kKey, __FILE__, __LINE__);
   all->fallback(torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());

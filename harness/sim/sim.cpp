@@ -132,6 +132,7 @@ void enable() {
     detail::register_cpu_copies();
     detail::register_cuda_kernels();
     detail::register_rnn_cells();
+    detail::register_attention();
     detail::register_autocast();
   });
 }

@@ -45,6 +45,7 @@ struct FallbackScope {
   FallbackScope(const FallbackScope&) = delete;
   FallbackScope& operator=(const FallbackScope&) = delete;
 };
+bool in_fallback_scope();  // on this thread
 
 // False only under the mutation TORCHPLACE_SIM_MUTATION=no_device_check (ci mutation script).
 bool checks_enabled();
@@ -123,6 +124,8 @@ void refuse_cuda_convolution_dtype(const c10::FunctionSchema& schema,
                                    const torch::jit::Stack& stack);
 // Operators run on CPU copies by the sim itself: convolutions, undeclared writes (cpu_copies.cpp).
 void register_cpu_copies();
+// scaled_dot_product_attention's choice of algorithm, the CPU's (2.5+; nothing before).
+void register_attention();
 // CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).
 void register_autocast();
 // Allocator, device guard, name and (2.x) hooks.

@@ -86,6 +86,7 @@ std::string sync_of(const c10::FunctionSchema& schema, const torch::jit::Stack& 
 
 FallbackScope::FallbackScope() { ++fallback_depth; }
 FallbackScope::~FallbackScope() { --fallback_depth; }
+bool in_fallback_scope() { return fallback_depth > 0; }
 
 void record_copy(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
   if (fallback_depth > 0) return;

@@ -114,16 +114,15 @@ TORCH_LIBRARY(torchplace_sim_test, m) {
 TORCH_LIBRARY_IMPL(torchplace_sim_test, CPU, m) { m.impl("add_each", add_each); }
 
 // README: a custom operator is checked as a generated wrapper would check it (CUDA checks none):
-// each tensor of its Tensor?[] too, a CPU one refused naming the argument.
+// each tensor of its Tensor?[] too, a CPU one refused naming the argument. Called through
+// autograd, which it has no kernel for: 1.13.1 raised "Could not run ... with arguments from the
+// 'AutogradPrivateUse1' backend" before the sim registered the fallthrough CUDA has.
 TEST(Sim, ACustomOperatorIsCheckedAsAWrapperWould) {
   const auto op =
       c10::Dispatcher::singleton()
           .findSchemaOrThrow("torchplace_sim_test::add_each", "")
           .typed<at::Tensor(const at::Tensor&, const c10::List<c10::optional<at::Tensor>>&)>();
   const torch::Tensor x = torch::ones({2}).to(tp::sim::device());
-  // 1.13.1 has no autograd fallthrough for a custom operator on PrivateUse1 ("Could not run ...
-  // with arguments from the 'AutogradPrivateUse1' backend"): the calls go below autograd.
-  const at::AutoDispatchBelowADInplaceOrView below_autograd;
   c10::List<c10::optional<at::Tensor>> on_sim;
   on_sim.push_back(x);
   on_sim.push_back(c10::nullopt);

@@ -29,7 +29,7 @@ CPP_BINARY = "torchplace_harness_tests"
 # (CTest mutation.kill_sets); a suite added and left out judged none of its file's mutants.
 _T = "harness/tests/"
 _SIM_TESTS = tuple(
-    _T + f"sim{part}_test.cpp" for part in ("", "_devices", "_exemptions", "_cuda_rules")
+    _T + f"sim{part}_test.cpp" for part in ("", "_devices", "_exemptions", "_cuda_rules", "_kernels")
 )
 _RUNNER_TESTS = (_T + "expected_error_test.cpp", _T + "runner_end_to_end_test.cpp")
 CPP_TEST_FILES = {

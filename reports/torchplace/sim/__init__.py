@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import ctypes
 import os
-import types
+import re
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional
+from typing import Optional
 
 import torch
 
@@ -51,12 +51,30 @@ def type_name() -> str:
     return "sim" if _torch_major() >= 2 else "privateuseone"
 
 
+def built_for(path: Path) -> str:
+    """The LibTorch version the library at `path` was built against, read from its bytes."""
+    found = re.search(rb"torchplace-sim-torch-version=([0-9][0-9A-Za-z.+]*);", path.read_bytes())
+    if not found:
+        raise SimUnavailable(f"torchplace.sim: {path} is not a torchplace sim library")
+    return found.group(1).decode()
+
+
+def _check_version(path: Path) -> None:
+    built = built_for(path)
+    if built.split(".")[:2] != torch.__version__.split(".")[:2]:
+        raise SimUnavailable(
+            f"torchplace.sim: {path} was built against LibTorch {built}, but this torch is "
+            f"{torch.__version__}: build torchplace_sim_python against this torch"
+        )
+
+
 def enable() -> None:
     """Loads the library and registers the device, once; raises SimUnavailable naming why not."""
     global _library
     if _library is not None:
         return
     path = library_path()
+    _check_version(path)
     try:
         library = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
     except OSError as error:
@@ -64,41 +82,15 @@ def enable() -> None:
     library.torchplace_sim_error.restype = ctypes.c_char_p
     library.torchplace_sim_log_start.restype = ctypes.c_void_p
     library.torchplace_sim_log_json.restype = ctypes.c_char_p
-    library.torchplace_sim_torch_version.restype = ctypes.c_char_p
-    built = library.torchplace_sim_torch_version().decode()
-    if built.split(".")[:2] != torch.__version__.split(".")[:2]:
-        raise SimUnavailable(
-            f"torchplace.sim: {path} was built against LibTorch {built}, but this torch is "
-            f"{torch.__version__}: build torchplace_sim_python against this torch"
-        )
     if library.torchplace_sim_enable() != 0:
         raise SimUnavailable(f"torchplace.sim: {library.torchplace_sim_error().decode()}")
     if _torch_major() >= 2:  # 2.x's API, absent before (getattr: typed against 1.13 too)
+        from torchplace.sim import runtime
+
         getattr(torch.utils, "rename_privateuse1_backend")("sim")
-        getattr(torch, "_register_device_module")("sim", _device_module(library))
+        getattr(torch, "_register_device_module")("sim", runtime)  # torch.sim: runtime.py
         getattr(torch.utils, "generate_methods_for_privateuse1_backend")()
     _library = library
-
-
-def _device_module(library: ctypes.CDLL) -> types.ModuleType:
-    """torch.sim: what torch 2.x asks a backend's module (t.to("sim") its current device, the RNG
-    helpers their seeds). The sim's generator is the CPU's, so seeding it is the CPU's business."""
-    module = types.ModuleType("torch.sim")
-    functions: Dict[str, Callable[..., Any]] = {
-        "is_available": lambda: True,
-        "is_initialized": lambda: True,
-        "_is_in_bad_fork": lambda: False,
-        "device_count": lambda: int(library.torchplace_sim_device_count()),
-        "current_device": lambda: int(library.torchplace_sim_current_device()),
-        "synchronize": lambda device=None: None,  # every copy and operator is synchronous
-        "manual_seed": lambda seed: None,
-        "manual_seed_all": lambda seed: None,
-        "get_rng_state": lambda device="sim": torch.get_rng_state(),
-        "set_rng_state": lambda state, device="sim": torch.set_rng_state(state),
-    }
-    for name, function in functions.items():
-        setattr(module, name, function)
-    return module
 
 
 def library() -> ctypes.CDLL:
