@@ -120,6 +120,13 @@ std::vector<Operand> operands_of(const c10::FunctionSchema& schema,
     if (written) outputs.push_back({value.toTensor(), true});
     if (!arguments[index].is_out()) inputs.push_back({value.toTensor(), false});
   }
+  // A functional form (a structured operator's own kernel, as for mse_loss) writes into outputs
+  // its iterator makes: operands still, undefined here, ahead of the inputs.
+  if (outputs.empty()) {
+    for (const c10::Argument& result : schema.returns()) {
+      if (result.alias_info() == nullptr) outputs.push_back({at::Tensor(), true});
+    }
+  }
   outputs.insert(outputs.end(), inputs.begin(), inputs.end());
   return outputs;
 }
