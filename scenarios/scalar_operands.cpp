@@ -1,5 +1,5 @@
 // scalar_operands: 0-dim CPU tensors and CPU masks next to device tensors, where LibTorch's rule
-// depends on the operator (harness/sim/README.md "Which operators check"):
+// depends on the operator (harness/sim/CUDA_RULES.md "Which operators check"):
 //   case=label_cross_entropy  broken: a per-sample loop whose label is a 0-dim CPU tensor
 //                             (torch::tensor(k)) into cross_entropy. nll_loss_forward's CUDA
 //                             wrapper checks `target` and exempts nothing: DeviceMismatch naming

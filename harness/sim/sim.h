@@ -14,7 +14,7 @@
 //   model->to(device);
 //   auto loss = torch::nll_loss(model(x.to(device)), y);  // raises: y was left on the CPU
 //
-// Where it differs from CUDA is listed in harness/sim/README.md. It takes over PrivateUse1: a
+// Where it differs from CUDA is listed in harness/sim/CUDA_RULES.md. It takes over PrivateUse1: a
 // process that registers another PrivateUse1 backend cannot use it.
 #pragma once
 #include <torch/types.h>

@@ -18,7 +18,7 @@
 // Synchronisations: the operators whose CUDA kernel makes the host wait for the device, i.e.
 // what CUDA's sync-debug mode (c10::cuda::warning_state(), torch.cuda.set_sync_debug_mode) warns
 // or errors on; the list and its sources are sync_operators() in transfer_log.cpp and
-// harness/sim/README.md "Transfer budget".
+// harness/sim/TRANSFER_LOG.md.
 //
 // Scope: a log counts every event of the whole process (every thread: backward runs on the
 // autograd engine's device thread) from its construction to stop() or its destruction. Logs

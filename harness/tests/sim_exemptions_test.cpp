@@ -2,7 +2,7 @@
 // generated from each version's native_functions.yaml): an operator whose CUDA wrapper checks
 // (the default) refuses a 0-dim CPU tensor; a NoCheck TensorIterator operator takes it as a
 // scalar; masked_fill_ checks its mask as CUDA's kernel does. Also the differences from CUDA that
-// harness/sim/README.md lists, each asserted as the sim behaves.
+// harness/sim/CUDA_RULES.md lists, each asserted as the sim behaves.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

@@ -1,4 +1,4 @@
-// Host reads of a sim tensor's memory (harness/sim/README.md "Host reads of device memory"):
+// Host reads of a sim tensor's memory (harness/sim/HOST_READS.md):
 // data_ptr<T>()[i], accessor, memcpy from data_ptr() die of SIGSEGV with a message naming the
 // device and the fix, as on CUDA they read device memory from the host; the sim's own copies,
 // resize_ and set_ keep working; TORCHPLACE_SIM_HOST_READS=allow gives plain memory.

@@ -1,5 +1,5 @@
 """python3 -m torchplace.conformance: the sweeps of the sim against PyTorch's own databases
-(`ci/torchplace conformance`; harness/sim/README.md "Conformance").
+(`ci/torchplace conformance`; harness/sim/CONFORMANCE.md).
 
   --sweeps ops,modules   which (ops: op_db, modules: module_db, models: torchvision, mixed:
                          mixed placement)

@@ -203,7 +203,7 @@ def check(
     for name in dtype_names:
         if ops.DTYPES[name] not in supported:
             continue
-        for index, sample in enumerate(list(ops._samples(op, ops.DTYPES[name], False))[:limit]):
+        for index, sample in enumerate(list(ops._samples(op, ops.CPU, ops.DTYPES[name], False))[:limit]):
             call = (sample.input, list(sample.args), dict(sample.kwargs))
             base, moving = values.attempt(lambda: values.move(call, device0))
             if moving or _run(op, copy.deepcopy(call)) or _run(op, base):
@@ -239,11 +239,16 @@ class _Tally:
 
     def summary(self) -> Dict[str, Any]:
         reasons = sorted(self.unpredicted.items(), key=lambda item: -item[1])[:3]
+        verdict = summary(self.counts)
         return {
             "counts": self.counts,
-            "verdict": summary(self.counts),
+            "verdict": verdict,
             "first_difference": self.first,
             "unpredicted_why": dict(reasons),
+            # for the sweep's judge (judge.py): an entry judged at all, and whether it agrees
+            "cpu_runs": verdict in (AGREE, DIFFERS),
+            "agree": verdict == AGREE,
+            "first_failure": self.first,
         }
 
 

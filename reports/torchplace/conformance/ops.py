@@ -146,7 +146,7 @@ def check_sample(
 def check_refused(op: Any, samples: List[Any]) -> Dict[str, Any]:
     """A dtype op_db says CUDA does not support for the operator: the sim must refuse it. op_db
     says so of the operator, not of each sample (CUDA's code returns before its dtype dispatch
-    on some empty or 0-dim inputs: harness/sim/README.md "Dtypes CUDA refuses"), so one refused
+    on some empty or 0-dim inputs: harness/sim/CUDA_RULES.md "Dtypes CUDA refuses"), so one refused
     sample agrees; the count of those the sim ran is kept."""
     refused = sum(
         values.attempt(seeded(lambda: _forward(op, _copied(sample, None))))[1] is not None

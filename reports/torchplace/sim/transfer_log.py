@@ -1,5 +1,5 @@
 """torchplace.sim.TransferLog: the host-device copies and the forced synchronisations of a piece
-of code on the sim, counted exactly (harness/sim/README.md "Transfer budget"; C++'s
+of code on the sim, counted exactly (harness/sim/TRANSFER_LOG.md; C++'s
 tp::sim::TransferLog, which it wraps).
 
     with sim.TransferLog() as log:   # counts from here ...
