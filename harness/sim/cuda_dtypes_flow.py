@@ -7,24 +7,37 @@ import re
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from cuda_dtypes_source import Function, split_top
-from cuda_dtypes_statements import (Buffer, Stmt, body_buffer, initialisers, lambda_spans,
-                                    parse_block, question_mark, receiver_of)
+from cuda_dtypes_statements import (
+    Buffer,
+    Stmt,
+    body_buffer,
+    initialisers,
+    lambda_spans,
+    parse_block,
+    question_mark,
+    receiver_of,
+)
 import cuda_dtypes_values as values
 
 MAX_PATHS, MAX_DEPTH = 512, 9
 CALL = re.compile(r"(\.|->)?\s*((?:[A-Za-z_]\w*\s*::\s*)*)([A-Za-z_]\w*)\s*(<[^;(){}]*?>)?\s*\(")
-CHECKS = {"TORCH_CHECK", "TORCH_CHECK_NOT_IMPLEMENTED", "TORCH_CHECK_TYPE", "TORCH_CHECK_VALUE",
-          "TORCH_CHECK_INDEX"}
+CHECKS = {
+    "TORCH_CHECK",
+    "TORCH_CHECK_NOT_IMPLEMENTED",
+    "TORCH_CHECK_TYPE",
+    "TORCH_CHECK_VALUE",
+    "TORCH_CHECK_INDEX",
+}
 RAISES = {"AT_ERROR", "TORCH_INTERNAL_ASSERT"}
 LITERAL = re.compile(r'\s*"((?:\\.|[^"\\])*)"\s*')
 
 
 class Fact(NamedTuple):
-    source: str              # the entry operator's argument whose dtype it reads
+    source: str  # the entry operator's argument whose dtype it reads
     allowed: FrozenSet[Tuple[str, bool]]  # the (dtype, 0-dim) values that pass it
-    kind: str                # "dispatch" or the check macro (TORCH_CHECK, ...)
-    message: str             # the dispatch's name, or the check's text
-    where: str               # file:line
+    kind: str  # "dispatch" or the check macro (TORCH_CHECK, ...)
+    message: str  # the dispatch's name, or the check's text
+    where: str  # file:line
 
 
 class Path(NamedTuple):
@@ -79,8 +92,9 @@ class Flow:
         self.empties = empties  # some tensor may be empty (cuda_dtypes_values.py)
         self.memo: Dict[tuple, List[Path]] = {}
 
-    def function(self, function: Function, binding: Dict[str, Optional[str]],
-                 depth: int) -> List[Path]:
+    def function(
+        self, function: Function, binding: Dict[str, Optional[str]], depth: int
+    ) -> List[Path]:
         """Every path through `function` (returns included) with its parameters bound."""
         key = (function.source.path, function.body, tuple(sorted(binding.items())))
         if key in self.memo:
@@ -90,9 +104,12 @@ class Flow:
         self.memo[key] = [EMPTY]  # a recursive call meets no refusal
         buffer = body_buffer(function)
         names = {p[1] for p in function.params}
-        resolver = values.Resolver({n: binding.get(n) for n in names},
-                                   lambda name: initialisers(buffer.text, name), self.macros.dtype,
-                                   self.empties)
+        resolver = values.Resolver(
+            {n: binding.get(n) for n in names},
+            lambda name: initialisers(buffer.text, name),
+            self.macros.dtype,
+            self.empties,
+        )
         frame = Frame(buffer, resolver, depth)
         try:
             falls, returns = self.sequence(parse_block(buffer, 0, len(buffer.text)), frame, [EMPTY])
@@ -128,12 +145,15 @@ class Flow:
         return paths, []
 
     def branch(self, st: Stmt, frame: Frame, paths: List[Path]):
-        tree = frame.resolver.condition(frame.buffer.text[st.span[0]:st.span[1]])
+        tree = frame.resolver.condition(frame.buffer.text[st.span[0] : st.span[1]])
         falls, returns = [], []
         for child, taken in zip(st.children, (True, False)):
-            guards = {s: frozenset(d for d in self.universe
-                                   if values.evaluate(tree, s, d) is not (not taken))
-                      for s in set(values.sources_of(tree))}
+            guards = {
+                s: frozenset(
+                    d for d in self.universe if values.evaluate(tree, s, d) is not (not taken)
+                )
+                for s in set(values.sources_of(tree))
+            }
             if not guards and values.evaluate(tree, None, None) is (not taken):
                 continue  # never taken on a non-empty tensor
             entering = [p for p in (guarded(path, guards) for path in paths) if p is not None]
@@ -149,8 +169,11 @@ class Flow:
                 groups.append([])
             elif groups:
                 groups[-1].append(statement)
-        has_default = any(frame.buffer.text[s.span[0]:s.span[0] + 7] == "default"
-                          for s in body if s.kind == "case")
+        has_default = any(
+            frame.buffer.text[s.span[0] : s.span[0] + 7] == "default"
+            for s in body
+            if s.kind == "case"
+        )
         falls, returns = ([] if has_default else list(paths)), []
         for group in groups:
             f, r = self.sequence(group, frame, paths)
@@ -170,7 +193,7 @@ class Flow:
             opened = m.end() - 1
             closed = frame.buffer.match.get(opened, opened)
             position = closed + 1
-            arguments = split_top(text[opened + 1:closed]) if closed > opened + 1 else []
+            arguments = split_top(text[opened + 1 : closed]) if closed > opened + 1 else []
             found = self.call(frame, m, arguments, opened)
             if found is None:
                 position = m.end()  # not followed: its arguments may hold calls
@@ -193,9 +216,13 @@ class Flow:
             return self.ops.call(self, frame, name, [receiver] + arguments, method=True)
         if name in self.tree.stubs and arguments:
             count = len(arguments) - 1
-            return self.alternatives([self.bound(f, arguments[1:], frame)
-                                      for kernel, source in self.tree.stubs[name]
-                                      for f in self.tree.candidates(kernel, source, count)])
+            return self.alternatives(
+                [
+                    self.bound(f, arguments[1:], frame)
+                    for kernel, source in self.tree.stubs[name]
+                    for f in self.tree.candidates(kernel, source, count)
+                ]
+            )
         if qualifier in ("at::", "::at::", "at::_ops::"):
             return self.ops.call(self, frame, name, arguments, method=False)
         if qualifier in ("", "native::", "at::native::", "::at::native::"):
@@ -206,8 +233,10 @@ class Flow:
         return None
 
     def bound(self, function: Function, arguments: List[str], frame: Frame) -> List[Path]:
-        binding = {param[1]: (frame.resolver.source(arguments[i]) if i < len(arguments) else None)
-                   for i, param in enumerate(function.params)}
+        binding = {
+            param[1]: (frame.resolver.source(arguments[i]) if i < len(arguments) else None)
+            for i, param in enumerate(function.params)
+        }
         binding = {k: v for k, v in binding.items() if v is not None and not is_list(function, k)}
         return self.function(function, binding, frame.depth + 1)
 
@@ -220,8 +249,11 @@ class Flow:
         literal = found and LITERAL.fullmatch(found.name)
         source = found and frame.resolver.source(found.type_expression)
         allowed = found and frozenset(v for v in self.universe if v[0] in found.types)
-        fact = [Fact(source, allowed, "dispatch", literal.group(1), frame.buffer.where(opened))] \
-            if literal and source else []
+        fact = (
+            [Fact(source, allowed, "dispatch", literal.group(1), frame.buffer.where(opened))]
+            if literal and source
+            else []
+        )
         paths = [Path((), tuple(fact))]
         body = next((a for a in reversed(arguments) if "{" in a), None)
         if body is not None:
@@ -241,8 +273,9 @@ class Flow:
         if len(sources) != 1 or not parts or not all(parts) or not values.tests_dtype(tree):
             return [EMPTY]  # a check of no one argument's dtype, or with a computed message
         source = sources.pop()
-        allowed = frozenset(v for v in self.universe
-                            if values.evaluate(tree, source, v) is not False)
+        allowed = frozenset(
+            v for v in self.universe if values.evaluate(tree, source, v) is not False
+        )
         message = "".join(p.group(1) for p in parts)
         return [Path((), (Fact(source, allowed, name, message, frame.buffer.where(opened)),))]
 
@@ -250,5 +283,8 @@ class Flow:
 def is_list(function: Function, name: str) -> bool:
     """Not a tensor's (or a ScalarType's) parameter: no source of a dtype."""
     kinds = [p[0] for p in function.params if p[1] == name]
-    return not kinds or not any(w in kinds[0] for w in ("Tensor", "ScalarType")) or \
-        any(w in kinds[0] for w in ("List", "ArrayRef", "vector"))
+    return (
+        not kinds
+        or not any(w in kinds[0] for w in ("Tensor", "ScalarType"))
+        or any(w in kinds[0] for w in ("List", "ArrayRef", "vector"))
+    )

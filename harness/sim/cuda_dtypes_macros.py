@@ -10,14 +10,18 @@ from typing import Dict, FrozenSet, List, NamedTuple, Optional, Set
 
 from cuda_dtypes_source import Define, IDENT, preprocess, split_top, strip_comments
 
-CASES = {"AT_DISPATCH_CASE", "AT_PRIVATE_CASE_TYPE_USING_HINT", "AT_DISPATCH_CASE_QINT",
-         "AT_QINT_SUB_BYTE_PRIVATE_CASE_TYPE"}
+CASES = {
+    "AT_DISPATCH_CASE",
+    "AT_PRIVATE_CASE_TYPE_USING_HINT",
+    "AT_DISPATCH_CASE_QINT",
+    "AT_QINT_SUB_BYTE_PRIVATE_CASE_TYPE",
+}
 SCALAR_TYPES = re.compile(r"_\(\s*[^,()]+(?:<[^>]*>)?[^,()]*,\s*(\w+)\s*\)")
 
 
 class Dispatch(NamedTuple):
-    type_expression: str   # what the switch reads: `self.scalar_type()`, `iter.common_dtype()`
-    name: str              # the NAME argument as written (a string literal, or not)
+    type_expression: str  # what the switch reads: `self.scalar_type()`, `iter.common_dtype()`
+    name: str  # the NAME argument as written (a string literal, or not)
     types: FrozenSet[str]  # ScalarType names it has a case for
 
 
@@ -124,7 +128,7 @@ def top_calls(text: str) -> List[tuple]:
         if m.start() < i:
             continue
         end = closing(text, m.end() - 1)
-        calls.append((m.group(1), split_top(text[m.end():end])))
+        calls.append((m.group(1), split_top(text[m.end() : end])))
         i = end + 1
     return calls
 

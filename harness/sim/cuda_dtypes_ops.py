@@ -10,8 +10,13 @@ from cuda_dtypes_source import Function, split_top
 
 FUNC = re.compile(r"^- func: ([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?\((.*)\) -> (.*)$")
 ENTRY = re.compile(r"^    ([A-Za-z0-9_, ]+):\s*([\w:]+)")
-COMPOSITE = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional",
-             "CompositeImplicitAutograd", "Math", "DefaultBackend")
+COMPOSITE = (
+    "CompositeExplicitAutograd",
+    "CompositeExplicitAutogradNonFunctional",
+    "CompositeImplicitAutograd",
+    "Math",
+    "DefaultBackend",
+)
 
 
 class Arg(NamedTuple):
@@ -27,7 +32,7 @@ class Op(NamedTuple):
     args: List[Arg]
     returns: int
     dispatch: Dict[str, str]  # dispatch key -> kernel function
-    delegate: str             # structured_delegate, or ""
+    delegate: str  # structured_delegate, or ""
 
     @property
     def qualified(self) -> str:
@@ -98,7 +103,7 @@ class Ops:
         self.by_call: Dict[Tuple[str, bool], List[Op]] = {}
         for op in ops.values():
             if op.is_out:
-                self.by_call.setdefault((op.name + "_out", True), []).append(op)   # outs first
+                self.by_call.setdefault((op.name + "_out", True), []).append(op)  # outs first
                 self.by_call.setdefault((op.name + "_outf", False), []).append(op)
             else:
                 self.by_call.setdefault((op.name, False), []).append(op)
@@ -129,8 +134,9 @@ class Ops:
         found = exact or found
         return [f for f in found if "/cuda/" in f.source.path] or found
 
-    def sources_for(self, op: Op, target: Op,
-                    sources: Dict[str, Optional[str]]) -> Dict[str, Optional[str]]:
+    def sources_for(
+        self, op: Op, target: Op, sources: Dict[str, Optional[str]]
+    ) -> Dict[str, Optional[str]]:
         """`target`'s arguments' sources from `op`'s: by name; an out= argument is the
         in-place self, or the functional op's result (`return:N`)."""
         mapped, outs = {}, 0
@@ -163,9 +169,12 @@ class Ops:
     def call(self, flow, frame, name: str, arguments: List[str], method: bool):
         """A call of operator `name` in a kernel (`at::name(...)`, `x.name(...)`)."""
         outs_first = name.endswith("_out") and not method
-        candidates = [op for op in self.by_call.get((name, outs_first), [])
-                      if sum(not a.default for a in op.args) <= len(arguments) <= len(op.args)
-                      and (not method or op.args[0].name == "self")]
+        candidates = [
+            op
+            for op in self.by_call.get((name, outs_first), [])
+            if sum(not a.default for a in op.args) <= len(arguments) <= len(op.args)
+            and (not method or op.args[0].name == "self")
+        ]
         results = []
         for op in candidates:
             ordered = list(arguments)

@@ -14,9 +14,25 @@ IDENT = re.compile(r"[A-Za-z_]\w*")
 DEFINE = re.compile(r"#\s*define\s+(\w+)(\(([^)]*)\))?\s?(.*)", re.S)
 REGISTER = re.compile(r"\bREGISTER_(?:CUDA_)?DISPATCH\s*\(\s*(\w+)\s*,\s*&?\s*([\w:]+)\s*\)")
 QUALIFIERS = re.compile(
-    r"\s*(?:const\s*)?(?:override\s*)?(?:noexcept\s*)?(?:->\s*[\w:<>&,\s]+?)?\s*\{")
-NOT_CALLS = {"if", "for", "while", "switch", "return", "catch", "sizeof", "decltype",
-             "static_assert", "alignas", "defined", "operator", "new", "delete", "throw"}
+    r"\s*(?:const\s*)?(?:override\s*)?(?:noexcept\s*)?(?:->\s*[\w:<>&,\s]+?)?\s*\{"
+)
+NOT_CALLS = {
+    "if",
+    "for",
+    "while",
+    "switch",
+    "return",
+    "catch",
+    "sizeof",
+    "decltype",
+    "static_assert",
+    "alignas",
+    "defined",
+    "operator",
+    "new",
+    "delete",
+    "throw",
+}
 
 
 class Define(NamedTuple):
@@ -25,8 +41,8 @@ class Define(NamedTuple):
 
 
 class Source(NamedTuple):
-    path: str        # relative to the tree's root
-    text: str        # comments and inactive #if branches blanked, line breaks kept
+    path: str  # relative to the tree's root
+    text: str  # comments and inactive #if branches blanked, line breaks kept
     match: Dict[int, int]  # position of each ( [ { to its partner, and back
     defines: Dict[str, Define]
 
@@ -35,27 +51,30 @@ class Function(NamedTuple):
     name: str
     source: Source
     params: List[Tuple[str, str, bool]]  # (C++ type, name, has a default)
-    body: Tuple[int, int]           # the text between the braces
+    body: Tuple[int, int]  # the text between the braces
     line: int
 
 
 def strip_comments(text: str) -> str:
     """Comments as spaces (line breaks kept); string and character literals untouched."""
+
     def blank(m: "re.Match[str]") -> str:
         return m.group(0) if m.group(0)[0] in "\"'R" else re.sub(r"[^\n]", " ", m.group(0))
+
     return TOKENS.sub(blank, text)
 
 
 def literal_end(text: str, start: int) -> int:
     """Where the string or character literal opened at `start` ends."""
-    m = TOKENS.match(text, start - 1 if text[start - 1:start] == "R" else start)
+    m = TOKENS.match(text, start - 1 if text[start - 1 : start] == "R" else start)
     return m.end() if m else start + 1
 
 
 def evaluate_if(expression: str, known: Dict[str, int]) -> bool:
     """A #if condition as the preprocessor would: `known` macros, every other identifier 0."""
-    expr = re.sub(r"defined\s*\(?\s*(\w+)\s*\)?", lambda m: str(int(m.group(1) in known)),
-                  expression)
+    expr = re.sub(
+        r"defined\s*\(?\s*(\w+)\s*\)?", lambda m: str(int(m.group(1) in known)), expression
+    )
     expr = re.sub(r"(\w+)\s*\(\s*\)", lambda m: str(known.get(m.group(1) + "()", 0)), expr)
     expr = re.sub(r"\b(0x[0-9a-fA-F]+|\d+)[uUlL]*\b", r"\1", expr)
     expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: str(known.get(m.group(0), 0)), expr)
@@ -83,9 +102,10 @@ def preprocess(text: str, known: Dict[str, int]) -> Tuple[str, Dict[str, Define]
         if directive:
             word, rest = directive.group(1), directive.group(2)
             if word in ("if", "ifdef", "ifndef"):
-                cond = {"ifdef": lambda: rest.split()[0] in known,
-                        "ifndef": lambda: rest.split()[0] not in known}.get(
-                            word, lambda: evaluate_if(rest, known))()
+                cond = {
+                    "ifdef": lambda: rest.split()[0] in known,
+                    "ifndef": lambda: rest.split()[0] not in known,
+                }.get(word, lambda: evaluate_if(rest, known))()
                 stack.append((cond, cond))
             elif word == "elif" and stack:
                 cond = not stack[-1][1] and evaluate_if(rest, known)
@@ -101,7 +121,7 @@ def preprocess(text: str, known: Dict[str, int]) -> Tuple[str, Dict[str, Define]
                     defines[found.group(1)] = Define(params, found.group(4).strip())
             out.extend([""] * count)
         else:
-            out.extend(lines[i:i + count] if active else [""] * count)
+            out.extend(lines[i : i + count] if active else [""] * count)
         i += count
     return "\n".join(out), defines
 
@@ -153,8 +173,9 @@ def parameters(text: str) -> List[Tuple[str, str, bool]]:
         declared = split_top(part, "=")
         words = IDENT.findall(declared[0])
         if words and declared[0] != "void":
-            found.append((declared[0][: declared[0].rfind(words[-1])].strip(), words[-1],
-                          len(declared) > 1))
+            found.append(
+                (declared[0][: declared[0].rfind(words[-1])].strip(), words[-1], len(declared) > 1)
+            )
     return found
 
 
@@ -167,16 +188,26 @@ def definitions(source: Source) -> List[Function]:
     text, found = source.text, []
     for m in re.finditer(r"\b(?:TORCH_IMPL_FUNC\s*\(\s*(\w+)\s*\)|([A-Za-z_]\w*))\s*\(", text):
         name = m.group(1) or m.group(2)
-        before = text[max(0, m.start() - 8):m.start()]
-        if name in NOT_CALLS or re.search(r"(\.|->|=|\breturn|\bnew)\s*$", before) \
-                and not before.endswith("::"):
+        before = text[max(0, m.start() - 8) : m.start()]
+        if (
+            name in NOT_CALLS
+            or re.search(r"(\.|->|=|\breturn|\bnew)\s*$", before)
+            and not before.endswith("::")
+        ):
             continue
         closed = source.match.get(m.end() - 1)
         after = closed is not None and QUALIFIERS.match(text, closed + 1)
         end = after and source.match.get(after.end() - 1)
         if end:
-            found.append(Function(name, source, parameters(text[m.end():closed]),
-                                  (after.end(), end), line_of(source, m.start())))
+            found.append(
+                Function(
+                    name,
+                    source,
+                    parameters(text[m.end() : closed]),
+                    (after.end(), end),
+                    line_of(source, m.start()),
+                )
+            )
     return found
 
 
@@ -211,8 +242,11 @@ class Tree:
     def candidates(self, name: str, near: Optional[Source], arity: int) -> List[Function]:
         """The definitions a call of `name` with `arity` arguments may reach: the caller's file
         first, then the CUDA folder, then the shared files."""
-        found = [f for f in self.functions.get(name, ())
-                 if sum(not p[2] for p in f.params) <= arity <= len(f.params)]
+        found = [
+            f
+            for f in self.functions.get(name, ())
+            if sum(not p[2] for p in f.params) <= arity <= len(f.params)
+        ]
         same = [f for f in found if near is not None and f.source is near]
         cuda = [f for f in found if "/cuda/" in f.source.path]
         return same or cuda or found

@@ -14,6 +14,7 @@ QUESTION = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|\?')  # liter
 
 class Buffer(NamedTuple):
     """Text to read statements from: a function's body, lines counted from `first_line`."""
+
     text: str
     match: Dict[int, int]
     source: Source
@@ -24,9 +25,9 @@ class Buffer(NamedTuple):
 
 
 class Stmt(NamedTuple):
-    kind: str                 # expr, return, if, loop, switch, case, block, jump
-    span: Tuple[int, int]     # its expression, condition or label
-    children: List["Stmt"]    # if: [then, else]; loop, switch: [body]; block: its statements
+    kind: str  # expr, return, if, loop, switch, case, block, jump
+    span: Tuple[int, int]  # its expression, condition or label
+    children: List["Stmt"]  # if: [then, else]; loop, switch: [body]; block: its statements
 
 
 def skip_space(buffer: Buffer, i: int) -> int:
@@ -104,8 +105,13 @@ def parse_one(buffer: Buffer, i: int, end: int) -> Tuple[Optional[Stmt], int]:
             _, j = parenthesised(buffer, skip_space(buffer, j))
             _, j = parse_one(buffer, skip_space(buffer, j), end)  # a handler: not followed
         return body, j
-    kind = {"return": "return", "break": "jump", "continue": "jump", "goto": "jump",
-            "throw": "throw"}.get(keyword, "expr")
+    kind = {
+        "return": "return",
+        "break": "jump",
+        "continue": "jump",
+        "goto": "jump",
+        "throw": "throw",
+    }.get(keyword, "expr")
     stop = statement_end(buffer, i, end)
     start = word.end() if kind != "expr" else i
     return Stmt(kind, (start, stop), []), stop + 1
@@ -119,25 +125,23 @@ def body_buffer(function: Function) -> Buffer:
     """The function's body with the file's own function-like macros expanded in place
     (Sort.cpp's TOTENSOR), each expansion on its call's first line."""
     source = function.source
-    text = source.text[function.body[0]:function.body[1]]
+    text = source.text[function.body[0] : function.body[1]]
     for name, define in source.defines.items():
         if define.params is None or name.startswith(("AT_", "TORCH_", "C10_")):
             continue
         for m in reversed(list(re.finditer(rf"\b{name}\s*\(", text))):
             closed = brackets(text).get(m.end() - 1)
             if closed is not None:
-                call = text[m.start():closed + 1]
-                body = substitute(define, split_top(text[m.end():closed])).replace("\n", " ")
-                text = text[:m.start()] + body + "\n" * call.count("\n") + text[closed + 1:]
+                call = text[m.start() : closed + 1]
+                body = substitute(define, split_top(text[m.end() : closed])).replace("\n", " ")
+                text = text[: m.start()] + body + "\n" * call.count("\n") + text[closed + 1 :]
     return Buffer(text, brackets(text), source, line_of(source, function.body[0]))
 
 
 def initialisers(text: str, name: str) -> List[str]:
     """What a local variable is declared or assigned from in `text`."""
-    found = [m.group(1) for m in re.finditer(
-        rf"(?<![\w.>:]){name}\s*=(?!=)\s*([^;]+);", text)]
-    found += [m.group(1) for m in re.finditer(
-        rf"[\w:>&*]\s+{name}\s*[({{]([^;]*)[)}}]\s*;", text)]
+    found = [m.group(1) for m in re.finditer(rf"(?<![\w.>:]){name}\s*=(?!=)\s*([^;]+);", text)]
+    found += [m.group(1) for m in re.finditer(rf"[\w:>&*]\s+{name}\s*[({{]([^;]*)[)}}]\s*;", text)]
     return found
 
 
@@ -152,10 +156,10 @@ def receiver_of(buffer: Buffer, dot: int) -> str:
             j = buffer.match.get(j - 1, j - 1)
         while j > 0 and (text[j - 1].isalnum() or text[j - 1] == "_"):
             j -= 1
-        if text[j - 2:j] in ("->", "::") or text[j - 1:j] == ".":
-            i = j - (1 if text[j - 1:j] == "." else 2)
+        if text[j - 2 : j] in ("->", "::") or text[j - 1 : j] == ".":
+            i = j - (1 if text[j - 1 : j] == "." else 2)
             continue
-        if text[j - 1:j] == "*" and not text[j - 2:j - 1].isalnum():
+        if text[j - 1 : j] == "*" and not text[j - 2 : j - 1].isalnum():
             j -= 1
         return text[j:dot].strip()
 

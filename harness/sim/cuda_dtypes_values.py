@@ -14,25 +14,62 @@ from cuda_dtypes_source import brackets, split_top
 
 # Methods and functions whose result has their receiver's (first argument's) dtype.
 PRESERVING = {
-    "contiguous", "expect_contiguous", "view", "reshape", "expand", "expand_as", "t", "transpose",
-    "permute", "squeeze", "unsqueeze", "narrow", "select", "slice", "resolve_conj", "resolve_neg",
-    "conj", "clone", "flatten", "as_strided", "unfold", "diagonal", "movedim", "view_as",
-    "reshape_as", "detach", "alias", "mT", "mH", "conj_physical", "squeeze_", "unsqueeze_",
-    "transpose_", "t_", "get", "scalar_type", "dtype", "options", "type"}
+    "contiguous",
+    "expect_contiguous",
+    "view",
+    "reshape",
+    "expand",
+    "expand_as",
+    "t",
+    "transpose",
+    "permute",
+    "squeeze",
+    "unsqueeze",
+    "narrow",
+    "select",
+    "slice",
+    "resolve_conj",
+    "resolve_neg",
+    "conj",
+    "clone",
+    "flatten",
+    "as_strided",
+    "unfold",
+    "diagonal",
+    "movedim",
+    "view_as",
+    "reshape_as",
+    "detach",
+    "alias",
+    "mT",
+    "mH",
+    "conj_physical",
+    "squeeze_",
+    "unsqueeze_",
+    "transpose_",
+    "t_",
+    "get",
+    "scalar_type",
+    "dtype",
+    "options",
+    "type",
+}
 FIRST_ARGUMENT = re.compile(
     r"(?:std::move|(?:c10::)?MaybeOwned<[\w:]*>::(?:borrowed|owned)|(?:c10::)?typeMetaToScalarType"
     r"|(?:at::native::|at::)?expand_size|(?:at::)?(?:empty|zeros|ones)_like|(?:at::native::)?"
-    r"(?:const_cast|static_cast)\s*<[^()]*>)\s*\((.*)\)", re.S)
+    r"(?:const_cast|static_cast)\s*<[^()]*>)\s*\((.*)\)",
+    re.S,
+)
 FACTORY = re.compile(r"at::(?:empty|zeros|ones|empty_strided|full)\s*\((.*)\)", re.S)
 
 
 class Atom(NamedTuple):
-    source: Optional[str]         # None: a constant
-    sure: FrozenSet[str]          # dtypes for which the test is True
-    maybe: FrozenSet[str]         # dtypes for which it may be True
+    source: Optional[str]  # None: a constant
+    sure: FrozenSet[str]  # dtypes for which the test is True
+    maybe: FrozenSet[str]  # dtypes for which it may be True
     value: Optional[bool] = None  # a constant's value
-    negate: bool = False          # `!=`: the test's opposite
-    zero_dim: bool = False        # a test of the argument being 0-dim, not of its dtype
+    negate: bool = False  # `!=`: the test's opposite
+    zero_dim: bool = False  # a test of the argument being 0-dim, not of its dtype
 
 
 Tree = Tuple  # ("or"|"and", [Tree]) | ("not", Tree) | ("atom", Optional[Atom])
@@ -53,16 +90,20 @@ def last_call(text: str) -> Optional[Tuple[str, str, str]]:
     m = opened is not None and re.search(r"(\.|->)\s*(\w+)\s*$", text[:opened])
     if not m:
         return None
-    return text[:m.start()], m.group(2), text[opened + 1:-1]
+    return text[: m.start()], m.group(2), text[opened + 1 : -1]
 
 
 class Resolver:
     """Resolves expressions in one function: `parameters` maps its parameters to sources (an
     entry argument's name); `locals_of` lists the initialisers of a local variable."""
 
-    def __init__(self, parameters: Dict[str, Optional[str]],
-                 locals_of: Callable[[str], List[str]], dtype: Callable[[str], Optional[str]],
-                 empties: bool = False):
+    def __init__(
+        self,
+        parameters: Dict[str, Optional[str]],
+        locals_of: Callable[[str], List[str]],
+        dtype: Callable[[str], Optional[str]],
+        empties: bool = False,
+    ):
         self.parameters, self.locals_of, self.dtype = parameters, locals_of, dtype
         self.empties = empties
 
@@ -78,8 +119,11 @@ class Resolver:
             call = last_call(e)
             if first:
                 arguments = split_top(first.group(1))
-                if "_like" in e.split("(")[0] and len(arguments) > 1 and \
-                        not re.search(r"MemoryFormat|LEGACY_CONTIGUOUS", arguments[1]):
+                if (
+                    "_like" in e.split("(")[0]
+                    and len(arguments) > 1
+                    and not re.search(r"MemoryFormat|LEGACY_CONTIGUOUS", arguments[1])
+                ):
                     return None  # empty_like(x, options): the options' dtype
                 e = arguments[0]
             elif factory:
@@ -92,7 +136,7 @@ class Resolver:
                     return None
                 e = call[0]
             elif e.endswith("]") and brackets(e).get(len(e) - 1):
-                e = e[:brackets(e)[len(e) - 1]]
+                e = e[: brackets(e)[len(e) - 1]]
             elif re.fullmatch(r"\w+", e):
                 return self.identifier(e, seen)
             else:
@@ -114,8 +158,12 @@ class Resolver:
         given = self.locals_of(m.group(1)) if m and m.group(1) not in self.parameters else []
         if len(given) != 1:
             return text
-        size = re.sub(r"^(?:static_cast|safe_downcast)\s*<[^()]*>\s*\((.*)\)$", r"\1",
-                      given[0].strip(), flags=re.S)
+        size = re.sub(
+            r"^(?:static_cast|safe_downcast)\s*<[^()]*>\s*\((.*)\)$",
+            r"\1",
+            given[0].strip(),
+            flags=re.S,
+        )
         return ("!" if text.startswith("!") else "") + size.strip() + (m.group(2) or "")
 
     def condition(self, text: str, seen: FrozenSet[str] = frozenset()) -> Tree:
@@ -206,14 +254,18 @@ def assumed(text: str, empties: bool = False) -> Optional[bool]:
     size = r"(?:\.numel\(\)|\.sizes?\(\)\s*\[[^\]]*\]|\.size\([^()]*\)|\w*sizes?\w*\s*\[[^\]]*\])"
     chain = r"[\w.\->()\[\]]*"
     for pattern, value in (
-            (chain + size + r"\s*==\s*0|0\s*==\s*" + chain + r"\.numel\(\)", False),
-            (chain + size + r"\s*(?:!=|>)\s*0|" + chain + r"\.numel\(\)", True),
-            (chain + r"\.is_cuda\(\)|true", True),
-            (chain + r"\.(?:is_cpu|is_sparse|is_sparse_csr|_is_zerotensor|is_mkldnn|is_meta|is_mps"
-             r"|is_nested|is_xpu)\(\)|false", False),
-            (chain + r"\s*==\s*(?:at::|c10::)?(?:kCPU|DeviceType::CPU|kMPS|kHIP)", False),
-            (chain + r"\s*!=\s*(?:at::|c10::)?(?:kCPU|DeviceType::CPU|kMPS|kHIP)", True),
-            (chain + r"\s*==\s*(?:at::|c10::)?(?:kCUDA|DeviceType::CUDA)", True)):
+        (chain + size + r"\s*==\s*0|0\s*==\s*" + chain + r"\.numel\(\)", False),
+        (chain + size + r"\s*(?:!=|>)\s*0|" + chain + r"\.numel\(\)", True),
+        (chain + r"\.is_cuda\(\)|true", True),
+        (
+            chain + r"\.(?:is_cpu|is_sparse|is_sparse_csr|_is_zerotensor|is_mkldnn|is_meta|is_mps"
+            r"|is_nested|is_xpu)\(\)|false",
+            False,
+        ),
+        (chain + r"\s*==\s*(?:at::|c10::)?(?:kCPU|DeviceType::CPU|kMPS|kHIP)", False),
+        (chain + r"\s*!=\s*(?:at::|c10::)?(?:kCPU|DeviceType::CPU|kMPS|kHIP)", True),
+        (chain + r"\s*==\s*(?:at::|c10::)?(?:kCUDA|DeviceType::CUDA)", True),
+    ):
         if re.fullmatch(pattern, text, re.S):
             return None if empties and size in pattern else value
     return None
@@ -224,8 +276,11 @@ FLOATING = frozenset({"Half", "Float", "Double", "BFloat16"})
 REDUCED = frozenset({"Half", "BFloat16"})
 FLOAT8 = frozenset({"Float8_e5m2", "Float8_e4m3fn", "Float8_e5m2fnuz", "Float8_e4m3fnuz"})
 INTEGRAL = frozenset({"Byte", "Char", "Short", "Int", "Long"})
-UNSIGNED = frozenset({"UInt16", "UInt32", "UInt64"} | {f"UInt{i}" for i in range(1, 8)}
-                     | {f"Int{i}" for i in range(1, 8)})
+UNSIGNED = frozenset(
+    {"UInt16", "UInt32", "UInt64"}
+    | {f"UInt{i}" for i in range(1, 8)}
+    | {f"Int{i}" for i in range(1, 8)}
+)
 
 
 def integral(groups) -> Tuple[FrozenSet[str], FrozenSet[str]]:

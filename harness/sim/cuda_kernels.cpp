@@ -54,8 +54,9 @@ std::string qualified(const Row& row) {
 // CPU-only operators the sim runs all the same: its scaled_dot_product_attention takes the CPU's
 // fused algorithm (attention.cpp), which reaches it as these, where CUDA runs fused kernels of
 // its own, of other names. Called directly, they run on sim:0 and not on CUDA (README).
-constexpr const char* kTheSimsAttention[] = {"_scaled_dot_product_flash_attention_for_cpu",
-                                             "_scaled_dot_product_flash_attention_for_cpu_backward"};
+constexpr const char* kTheSimsAttention[] = {
+    "_scaled_dot_product_flash_attention_for_cpu",
+    "_scaled_dot_product_flash_attention_for_cpu_backward"};
 
 const std::unordered_set<std::string>& no_cuda_kernel() {
   static const auto* names = [] {

@@ -13,7 +13,8 @@
 // The version, findable in the file's bytes: torchplace.sim reads it before loading the library,
 // since loading one built against another LibTorch can crash the process.
 extern "C" __attribute__((used, visibility("default")))
-const char torchplace_sim_torch_version_marker[] = "torchplace-sim-torch-version=" TORCH_VERSION ";";
+const char torchplace_sim_torch_version_marker[] =
+    "torchplace-sim-torch-version=" TORCH_VERSION ";";
 
 namespace {
 thread_local std::string last_error;  // what the last failed call raised

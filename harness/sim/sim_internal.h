@@ -2,8 +2,8 @@
 #pragma once
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
-#include <torch/version.h>
 #include <torch/library.h>
+#include <torch/version.h>
 
 #include <string>
 

@@ -98,7 +98,8 @@ TEST(SimDtypes, Int64MatmulRaisesAsOnCuda) {
   EXPECT_EQ(raised([&] { torch::addmm(bias, on_sim(a), on_sim(b)); }).text,
             "\"addmm_cuda\" not implemented for 'Long'");
   EXPECT_EQ(raised([&] { torch::matmul(on_sim(a), on_sim(b)); }).text,
-            "\"addmm_cuda\" not implemented for 'Long'") << "matmul is mm on CUDA";
+            "\"addmm_cuda\" not implemented for 'Long'")
+      << "matmul is mm on CUDA";
 }
 
 // What CUDA runs still runs: float matmuls of every kind, and int64 ones with an empty tensor
@@ -110,8 +111,11 @@ TEST(SimDtypes, WhatCudaRunsStillRuns) {
   EXPECT_EQ(raised([&] { torch::addmm(on_sim(torch::zeros({2, 2})), a, b); }).text, "");
   EXPECT_EQ(raised([&] { torch::bmm(a.unsqueeze(0), b.unsqueeze(0)); }).text, "");
   EXPECT_EQ(raised([&] { torch::mv(a, on_sim(torch::randn({3}))); }).text, "");
-  EXPECT_EQ(raised([&] { torch::dot(on_sim(torch::randn({3}, torch::kDouble)),
-                                    on_sim(torch::randn({3}, torch::kDouble))); }).text, "");
+  EXPECT_EQ(raised([&] {
+              torch::dot(on_sim(torch::randn({3}, torch::kDouble)),
+                         on_sim(torch::randn({3}, torch::kDouble)));
+            }).text,
+            "");
   EXPECT_EQ(raised([&] { torch::sort(on_sim(torch::randn({4}))); }).text, "");
   const torch::Tensor empty = on_sim(torch::ones({5, 0}, torch::kLong));
   EXPECT_EQ(raised([&] { torch::mm(empty, on_sim(torch::ones({0, 2}, torch::kLong))); }).text, "");
@@ -131,8 +135,10 @@ TEST(SimDtypes, WhatCudaRunsStillRuns) {
 TEST(SimDtypes, OpDbSamplesThatCudaRuns) {
   const auto longs = [](at::IntArrayRef sizes) { return on_sim(torch::ones(sizes, torch::kLong)); };
   // linear's addmm (Linear.cpp:37) of an empty input: result_sizes[0] == 0 (Blas.cpp:201).
-  EXPECT_EQ(raised([&] { torch::nn::functional::linear(longs({0, 3}), longs({4, 3}), longs({4})); })
-                .text, "");
+  EXPECT_EQ(raised([&] {
+              torch::nn::functional::linear(longs({0, 3}), longs({4, 3}), longs({4}));
+            }).text,
+            "");
   // avg_pool2d_out_cuda dispatches only `if (count != 0)` (AveragePool2d.cu:288).
   EXPECT_EQ(raised([&] { torch::avg_pool2d(longs({0, 1, 4, 4}), 2); }).text, "");
   // einsum of one operand sums it (Linear.cpp:557); inner of a 0-dim one multiplies
@@ -192,8 +198,10 @@ TEST(SimDtypes, Int64ConvolutionRaisesAsOnCuda) {
     torch::conv2d(on_sim(input), on_sim(depthwise), torch::Tensor(), ones, zeros, ones, 2);
   };
   EXPECT_EQ(raised(grouped).text, "\"conv_depthwise2d_forward_cuda\" not implemented for 'Long'");
-  EXPECT_EQ(raised([&] { torch::conv2d(on_sim(input.to(torch::kFloat)),
-                                       on_sim(weight.to(torch::kFloat))); }).text, "");
+  EXPECT_EQ(raised([&] {
+              torch::conv2d(on_sim(input.to(torch::kFloat)), on_sim(weight.to(torch::kFloat)));
+            }).text,
+            "");
 }
 
 }  // namespace

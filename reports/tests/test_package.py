@@ -10,9 +10,8 @@
   - every `python3 -m` entry point answers bad arguments with 64 (never argparse's 2, which
     reads as a regression), and a new entry point must be listed here.
 Standard library only; needs bash for the first."""
-import importlib.util
+
 import os
-import pkgutil
 import re
 import subprocess
 import sys
@@ -37,13 +36,41 @@ def shell_exit_codes():
 
 
 def package_modules():
-    """Every module of the package but the `python3 -m` shims (__main__ runs on import)."""
-    prefix = torchplace.__name__ + "."
-    return sorted(
-        info.name
-        for info in pkgutil.walk_packages(torchplace.__path__, prefix)
-        if not info.name.endswith(".__main__")
-    )
+    """Every module of the package but the `python3 -m` shims (__main__ runs on import), found by
+    listing its folders: walking by import would run torchplace.sim's load of the sim."""
+    root = os.path.dirname(torchplace.__file__)
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if os.path.exists(os.path.join(folder, d, "__init__.py"))]
+        parts = [torchplace.__name__, *os.path.relpath(folder, root).split(os.sep)]
+        package = ".".join(p for p in parts if p != ".")
+        for name in files:
+            if name.endswith(".py") and name != "__main__.py":
+                stem = name[: -len(".py")]
+                found.append(package if stem == "__init__" else f"{package}.{stem}")
+    return sorted(found)
+
+
+def module_file(name):
+    """The file of a module package_modules() lists, found without importing it."""
+    path = os.path.join(os.path.dirname(torchplace.__file__), *name.split(".")[1:])
+    return os.path.join(path, "__init__.py") if os.path.isdir(path) else path + ".py"
+
+
+def main_shims():
+    """Packages run as `python3 -m package` (a __main__.py beside their __init__.py)."""
+    root = os.path.dirname(torchplace.__file__)
+    found = set()
+    for folder, _, files in os.walk(root):
+        if "__main__.py" in files:
+            parts = [torchplace.__name__, *os.path.relpath(folder, root).split(os.sep)]
+            found.add(".".join(p for p in parts if p != "."))
+    return found
+
+
+# The torch side: these load torch (and torchplace.sim loads the sim library) on import; their
+# own tests run them under a torch (reports/tests/test_sim_python.py, test_conformance_*.py).
+NEEDS_TORCH = ("torchplace.sim", "torchplace.conformance", "torchplace.pytest_plugin")
 
 
 class ExitCodes(unittest.TestCase):
@@ -103,15 +130,10 @@ def entry_points():
     """Modules run as `python3 -m`: a package with __main__, a module with a __main__ block."""
     found = set()
     for name in package_modules():
-        with open(importlib.util.find_spec(name).origin, encoding="utf-8") as handle:
+        with open(module_file(name), encoding="utf-8") as handle:
             if 'if __name__ == "__main__":' in handle.read():
                 found.add(name)
-    prefix = torchplace.__name__ + "."
-    found |= {
-        info.name.rsplit(".", 1)[0]
-        for info in pkgutil.walk_packages(torchplace.__path__, prefix)
-        if info.name.endswith(".__main__")
-    }
+    found |= main_shims()
     return found
 
 
@@ -134,6 +156,9 @@ class EntryPoints(unittest.TestCase):
         "torchplace.explain": ["--colour"],
         "torchplace.sim_verdicts": ["--colour"],
         "torchplace.torch_info": ["colour"],
+        "torchplace.conformance": ["--colour"],
+        "torchplace.conformance.environment": ["--colour"],
+        "torchplace.conformance.worker": ["--colour"],
     }
     # documented otherwise: the gate's usage errors are its exit 3 (ci/torchplace gate --help);
     # every argument of requires is a module name to probe
@@ -158,7 +183,11 @@ class ImportsWithoutMatplotlib(unittest.TestCase):
     """Imports each module in a child whose matplotlib (and scipy) raise on import."""
 
     def test_every_module_but_the_report_imports_bare(self):
-        modules = [m for m in package_modules() if not m.startswith("torchplace.report")]
+        modules = [
+            m
+            for m in package_modules()
+            if not m.startswith("torchplace.report") and not m.startswith(NEEDS_TORCH)
+        ]
         self.assertIn("torchplace.gate.cli", modules)
         with tempfile.TemporaryDirectory() as shadow:
             for name in ("matplotlib", "scipy"):

@@ -23,6 +23,7 @@ LABELS = {
     "package",
     "command",
     "lint",
+    "conformance",
 }
 # A name's last part (tp::naming's test form), or a harness test's suffix -> its label.
 BY_NAME = [

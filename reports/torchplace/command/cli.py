@@ -31,6 +31,13 @@ commands:
                                    message family and versions, what it names, the scenario
                                    and fix that cover it; exits 0 all known, 1 one unknown,
                                    3 none found
+  conformance [--torch VERSION] [--sweeps ops,modules,models,mixed] [--sample SEED]
+              [--budget-s N] [--out DIR]
+                                   the sim judged by PyTorch's op_db and module_db, torchvision's
+                                   models and the mixed-placement rules, this build's sim on the
+                                   host's torch, or pip's torch==VERSION with the package
+                                   installed; exits 0 all agree or listed, 1 a new difference,
+                                   3 nothing judged (harness/sim/CONFORMANCE.md)
   matrix [--versions LIST] [--gate] [--out DIR]
                                    build and run the suite against each LibTorch version
                                    (1.13.1 host, 2.6.0 trixie root, 2.14.1 sid root), merged
@@ -52,11 +59,11 @@ Exit codes: 0 ok, 1 a test or scenario failed, 2 a behaviour regression (gate, m
 3 environment or input error, 4 build failed, 5 run --budget-s ran out, 64 bad arguments."""
 
 # The installed command (bin/torchplace) has no source tree to build, test or mutate.
-NEEDS_SOURCE_TREE = ("test", "matrix", "mutate")
+NEEDS_SOURCE_TREE = ("test", "matrix", "mutate", "conformance")
 
 
 def commands() -> Dict[str, Callable[[List[str]], int]]:
-    from torchplace.command import build, matrix, run, tools
+    from torchplace.command import build, conformance, matrix, run, tools
 
     return {
         "run": run.command,
@@ -64,6 +71,7 @@ def commands() -> Dict[str, Callable[[List[str]], int]]:
         "gate": tools.gate,
         "report": tools.report,
         "explain": tools.explain,
+        "conformance": conformance.command,
         "matrix": matrix.command,
         "mutate": build.mutate,
     }

@@ -6,7 +6,7 @@
   --dtypes LIST          float32,float64,int64,bool (default: all four)
   --only NAME,...        these entries only; --sample SEED: every entry, in an order drawn from
                          SEED (with --budget-s, a different sample per seed)
-  --budget-s N           stop starting entries after N seconds (what ran is judged)
+  --budget-s N           each sweep stops starting entries after N seconds (what ran is judged)
   --workers N --timeout-s N --limit N (samples per dtype) --out DIR
 
 It runs in this Python, whose torch the sim library must match (torchplace.sim). Exit: 0 every
@@ -114,12 +114,11 @@ def main(argv: List[str]) -> int:
         print(f"torchplace conformance: cannot judge: {error}", file=sys.stderr)
         return schema.EXIT_ENV
     version = ".".join(torch.__version__.split(".")[:2])
-    deadline = time.monotonic() + options.budget_s
     known, failed, out = judge.load_known(), False, Path(options.out)
     out.mkdir(parents=True, exist_ok=True)
     for sweep in options.sweeps.split(","):
         try:
-            results = run_sweep(sweep, options, deadline)
+            results = run_sweep(sweep, options, time.monotonic() + options.budget_s)
         except (ImportError, RuntimeError, schema.InputError) as error:
             print(f"torchplace conformance: {sweep}: cannot judge: {error}", file=sys.stderr)
             return schema.EXIT_ENV

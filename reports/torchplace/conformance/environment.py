@@ -5,13 +5,16 @@ Without --torch: a venv over Debian's python3 and its python3-torch (the host's 
 CMake builds the sim against), with expecttest, which torch.testing._internal imports and Debian
 does not package. With --torch: a venv of its own with pip's torch==VERSION and expecttest and
 pytest, and this checkout installed into it (`pip install --no-build-isolation`: setup.py builds
-the sim against that torch). Kept when it already has them. Prints the venv's python.
+the sim against that torch; installed again when the checkout's package or sim changed). Kept
+when it already has them. Prints the venv's python.
 
 Exit: 0 ready, 3 it cannot be made (no python3-venv or python3-torch, pip failed: the message
 says what to install), 64 bad arguments.
 """
 from __future__ import annotations
 
+import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,14 +36,29 @@ def imports(python: Path, modules: List[str]) -> bool:
     return subprocess.run([str(python), "-c", code], capture_output=True).returncode == 0
 
 
+def checkout_stamp() -> str:
+    """A digest of what `pip install .` builds from: the package, the sim, setup.py's inputs. A
+    venv whose installed copy has another stamp gets the checkout installed again."""
+    digest = hashlib.sha256()
+    folders = [schema.ROOT / "reports" / "torchplace", schema.ROOT / "harness" / "sim"]
+    files = [schema.ROOT / "setup.py", schema.ROOT / "pyproject.toml"]
+    for path in sorted(files + [f for d in folders for f in d.rglob("*") if f.is_file()]):
+        if "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(schema.ROOT)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def module_of(package: str) -> str:
+    """The module a pip requirement provides, by its name's usual spelling (torchvision==0.29.1:
+    torchvision)."""
+    return re.split(r"[=<>!~\[; ]", package, maxsplit=1)[0].replace("-", "_")
+
+
 def make(folder: Path, torch: str, packages: List[str]) -> Path:
-    python = folder / "bin" / "python"
-    wanted = (
-        ["torch", "expecttest", "torchplace.sim", *packages]
-        if torch
-        else ["torch", "expecttest", *packages]
-    )
-    if python.exists() and imports(python, wanted):
+    python, stamp = folder / "bin" / "python", folder / "torchplace.stamp"
+    wanted = ["torch", "expecttest", *map(module_of, packages)]
+    current = not torch or (stamp.is_file() and stamp.read_text() == checkout_stamp())
+    if python.exists() and current and imports(python, wanted):
         return python
     if not torch and not imports(Path(DEBIAN_PYTHON), ["torch"]):
         raise schema.InputError("Debian's python3 has no torch: apt-get install python3-torch")
@@ -56,6 +74,7 @@ def make(folder: Path, torch: str, packages: List[str]) -> Path:
     )
     if torch:
         run(pip + ["--no-build-isolation", str(schema.ROOT)], "installing torchplace into it")
+        stamp.write_text(checkout_stamp())
     return python
 
 

@@ -203,7 +203,8 @@ def check(
     for name in dtype_names:
         if ops.DTYPES[name] not in supported:
             continue
-        for index, sample in enumerate(list(ops._samples(op, ops.CPU, ops.DTYPES[name], False))[:limit]):
+        samples = list(ops._samples(op, ops.CPU, ops.DTYPES[name], False))[:limit]
+        for index, sample in enumerate(samples):
             call = (sample.input, list(sample.args), dict(sample.kwargs))
             base, moving = values.attempt(lambda: values.move(call, device0))
             if moving or _run(op, copy.deepcopy(call)) or _run(op, base):

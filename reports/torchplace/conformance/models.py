@@ -158,6 +158,11 @@ MODELS: List[Model] = [
 BY_NAME = {model.name: model for model in MODELS}
 
 
+def database() -> Dict[str, Model]:
+    """The entries by name, for the sweep's runner (worker.py)."""
+    return {entry.name: entry for entry in MODELS}
+
+
 def _optimizer(kind: str, parameters: List[torch.nn.Parameter]) -> torch.optim.Optimizer:
     # foreach=False on both devices: torch 2.x picks the foreach Adam/SGD for a PrivateUse1
     # device and the for-loop one for the CPU (torch/utils/_foreach_utils.py), two orders of
@@ -263,16 +268,24 @@ def check(entry: Model, device: torch.device) -> Dict[str, Any]:
     }
     on_cpu, on_sim = cpu[0], sim[0]
     if on_cpu is None or on_sim is None:  # one raised
-        return dict(result, **values.verdict(cpu, sim, device), exact=False)
+        return judged(dict(result, **values.verdict(cpu, sim, device), exact=False))
     categories = compare(on_cpu, on_sim, device)
     differs = [
         f"{name} {seen['difference']}" for name, seen in categories.items() if seen["difference"]
     ]
-    return dict(
-        result,
-        verdict=values.DIFFERS if differs else values.AGREE,
-        detail=differs[0] if differs else None,
-        exact=all(found["exact"] for found in categories.values()),
-        categories=categories,
-        seconds={"cpu": on_cpu["seconds"], "sim": on_sim["seconds"]},
+    return judged(
+        dict(
+            result,
+            verdict=values.DIFFERS if differs else values.AGREE,
+            detail=differs[0] if differs else None,
+            exact=all(found["exact"] for found in categories.values()),
+            categories=categories,
+            seconds={"cpu": on_cpu["seconds"], "sim": on_sim["seconds"]},
+        )
     )
+
+
+def judged(result: Dict[str, Any]) -> Dict[str, Any]:
+    """The fields the sweep's judge reads (judge.py), beside the verdict."""
+    good = result["verdict"] in values.GOOD
+    return dict(result, agree=good, cpu_runs=True, first_failure=None if good else result)

@@ -6,7 +6,6 @@ Its stdout and stderr are the entries' own noise (warnings); isolate.py keeps th
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -14,13 +13,13 @@ import time
 import traceback
 from typing import Any, Callable, Dict
 
-import torch
+from torchplace import schema
 
 CHECKS = ("ops", "modules", "mixed", "models")
 
 
 def _checker(kind: str, dtypes: list, limit: int) -> Callable[[str], Dict[str, Any]]:
-    import torchplace.sim as sim  # noqa: F401 - loads and registers the device
+    import torchplace.sim as sim  # loads and registers the device
 
     device = sim.device(0)
     if kind == "ops":
@@ -46,11 +45,13 @@ def _checker(kind: str, dtypes: list, limit: int) -> Callable[[str], Dict[str, A
 
 
 def main(argv: list) -> int:
-    parser = argparse.ArgumentParser(prog="torchplace.conformance.worker")
+    parser = schema.ArgumentParser(prog="torchplace.conformance.worker")
     parser.add_argument("kind", choices=CHECKS)
     parser.add_argument("--dtypes", default="float32")
     parser.add_argument("--limit", type=int, default=0, help="samples per dtype (0: all)")
     options = parser.parse_args(argv)
+    import torch  # after the arguments: a usage error needs no torch
+
     torch.set_num_threads(1)  # one worker per core
     results = os.fdopen(int(os.environ["TORCHPLACE_RESULTS_FD"]), "w", buffering=1)
     check = _checker(options.kind, options.dtypes.split(","), options.limit)

@@ -421,7 +421,7 @@ MUTATIONS = [
     m(
         "sim_forms_not_checked_as_called",
         "harness/sim/kernels.cpp",
-        "register_as_called(*aten);",
+        "  register_as_called();\n",
         "",
         [(H, "SimCudaRules.AFormCheckedByItsOwnWrapperRefusesWhatItsOutFormTakes")],
     ),
@@ -438,6 +438,7 @@ MUTATIONS = [
         'if (schema.name() != "aten::searchsorted") return;',
         "return;",
         [(H, "SimCudaRules.SearchsortedChecksItsSorterAsCudasKernelDoes")],
+    ),
     # tp::sim's dtype refusals (cuda_dtypes.inc) skipped: int64 mm and a bool sort (1.13) run on
     # sim:0 as on the CPU, where CUDA refuses them.
     m(

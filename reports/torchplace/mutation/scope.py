@@ -28,9 +28,8 @@ CPP_BINARY = "torchplace_harness_tests"
 # The test sources of each C++ file in scope: every suite they define must be in its kill set
 # (CTest mutation.kill_sets); a suite added and left out judged none of its file's mutants.
 _T = "harness/tests/"
-_SIM_TESTS = tuple(
-    _T + f"sim{part}_test.cpp" for part in ("", "_devices", "_exemptions", "_cuda_rules", "_kernels")
-)
+_SIM_PARTS = ("", "_devices", "_exemptions", "_cuda_rules", "_kernels")
+_SIM_TESTS = tuple(_T + f"sim{part}_test.cpp" for part in _SIM_PARTS)
 _RUNNER_TESTS = (_T + "expected_error_test.cpp", _T + "runner_end_to_end_test.cpp")
 CPP_TEST_FILES = {
     "harness/fixes/batch_mover.h": (_T + "batch_mover_test.cpp",),
