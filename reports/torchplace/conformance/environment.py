@@ -56,7 +56,7 @@ def module_of(package: str) -> str:
 
 def make(folder: Path, torch: str, packages: List[str]) -> Path:
     python, stamp = folder / "bin" / "python", folder / "torchplace.stamp"
-    wanted = ["torch", "expecttest", *map(module_of, packages)]
+    wanted = ["torch", "expecttest", "pytest", *map(module_of, packages)]
     current = not torch or (stamp.is_file() and stamp.read_text() == checkout_stamp())
     if python.exists() and current and imports(python, wanted):
         return python
@@ -69,7 +69,7 @@ def make(folder: Path, torch: str, packages: List[str]) -> Path:
         run(venv, "making the venv (apt-get install python3-venv)")
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     run(
-        pip + ["expecttest", *packages] + ([f"torch=={torch}", "pytest", "wheel"] if torch else []),
+        pip + ["expecttest", "pytest", *packages] + ([f"torch=={torch}", "wheel"] if torch else []),
         "pip install",
     )
     if torch:

@@ -80,6 +80,8 @@ def enable() -> None:
     except OSError as error:
         raise SimUnavailable(f"torchplace.sim: cannot load {path}: {error}") from error
     library.torchplace_sim_error.restype = ctypes.c_char_p
+    library.torchplace_classify.restype = ctypes.c_char_p
+    library.torchplace_classify.argtypes = [ctypes.c_char_p]
     library.torchplace_sim_log_start.restype = ctypes.c_void_p
     library.torchplace_sim_log_json.restype = ctypes.c_char_p
     if library.torchplace_sim_enable() != 0:
