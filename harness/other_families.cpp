@@ -62,6 +62,10 @@ std::vector<MessageFamily> other_library_families() {
       // check_index): its library built for another LibTorch or absent, a device it lacks.
       // Python prints the exception's own name in front (SimUnavailable: no "Error" in it).
       {E::kBackendUnavailable, "tp::sim (reports/torchplace/sim/__init__.py)", R"(^(torchplace\.sim\.SimUnavailable: )?torchplace\.sim: (\S+ was built against LibTorch \S+, but this torch is|no sim library at|cannot load) )"},
+      // Two 0-dim CPU tensors given to a device kernel: TensorIterator's check (aten/src/ATen/
+      // TensorIterator.cpp compute_types, 1.13.1 and 2.6.0), which the sim raises as CUDA does
+      // (harness/sim/cuda_rules.cpp); its words hold no relation the source rule knows.
+      {E::kDeviceMismatch, "1.13.1-2.x (TensorIterator.cpp compute_types; harness/sim/cuda_rules.cpp)", R"(^Trying to pass too many CPU scalars to non-CPU kernel!)"},
       {E::kBackendUnavailable, "tp::sim (harness/sim/sim.cpp check_index)", R"(^(tp::sim|torchplace\.sim): no simulated device sim:\d+)"},
   };
   // clang-format on

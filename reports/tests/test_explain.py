@@ -142,6 +142,11 @@ class WhatItKnows(unittest.TestCase):
             "against this torch\n"
         )
         self.assertEqual(refusal["class"], "BackendUnavailable")
+        # The sim's TensorIterator check (harness/sim/cuda_rules.cpp, TensorIterator.cpp's words).
+        scalars = self.first(
+            "RuntimeError: Trying to pass too many CPU scalars to non-CPU kernel!\n"
+        )
+        self.assertEqual(scalars["class"], "DeviceMismatch")
         self.assertIn("torchplace_sim_python", refusal["covered_by"][0]["fix"])
 
     def test_launcher_prefixes_by_one_rule(self):
