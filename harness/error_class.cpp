@@ -22,6 +22,10 @@ std::string_view name_of(ErrorClass error_class) {
       return "OutOfMemory";
     case ErrorClass::kCollectiveTimeout:
       return "CollectiveTimeout";
+    case ErrorClass::kCollectiveFailure:
+      return "CollectiveFailure";
+    case ErrorClass::kHostSync:
+      return "HostSync";
     case ErrorClass::kUnclassified:
       return "Unclassified";
   }
@@ -46,16 +50,14 @@ const std::vector<CompiledFamily>& compiled_families() {
   return compiled;
 }
 
-// The Python exception names that LibTorch's errors surface under (torch/csrc/Exceptions.h maps
-// c10::Error to RuntimeError, c10::NotImplementedError to NotImplementedError, the CUDA caching
-// allocator's OutOfMemoryError to torch.cuda.OutOfMemoryError (1.13+) or torch.OutOfMemoryError
-// (2.5+), c10::AcceleratorError to torch.AcceleratorError (2.8+)); a TorchScript module's error in
-// Python is torch.jit.Error. Only these: any other name is not LibTorch's.
-const std::regex& python_class_prefix() {
-  static const std::regex prefix(
-      R"(^(RuntimeError|NotImplementedError|torch\.cuda\.OutOfMemoryError|torch\.OutOfMemoryError|)"
-      R"(torch\.AcceleratorError|torch\.jit\.Error): )",
-      std::regex::ECMAScript);
+// The one rule for what stands in front of a message, removed again and again: a bracketed tag
+// (torchrun's "[rank0]:", a logger's "[E ProcessGroupNCCL.cpp:737]", c10d's "[Rank 1]", Gloo's
+// "[../gloo/transport/tcp/pair.cc:598]") or an exception's name, qualified or not
+// ("RuntimeError: ", "torch.OutOfMemoryError: ", "torch.distributed.DistBackendError: ",
+// "_pickle.UnpicklingError: ": torch/csrc/Exceptions.h and the launchers print them so).
+const std::regex& front_prefix() {
+  static const std::regex prefix(R"(^(\[[^\]\n]*\]:?[ \t]*|[A-Za-z_][\w.]*(Error|Exception): ))",
+                                 std::regex::ECMAScript);
   return prefix;
 }
 
@@ -79,29 +81,30 @@ std::string unwrap_interpreter(const std::string& text) {
   while (line != std::string::npos) {
     const std::string rest = text.substr(line + 1);
     std::smatch found;
-    if (std::regex_search(rest, found, python_class_prefix())) return found.suffix().str();
+    if (std::regex_search(rest, found, front_prefix())) return found.suffix().str();
     line = text.find('\n', line + 1);
   }
   return text;
 }
 
-// torchrun (torch/distributed/elastic, 2.3+) writes "[rank5]: " before every line a worker
-// prints, the error's lines included: removed from each line when the first has it.
+// torchrun (torch/distributed/elastic, 2.3+) writes "[rank5]: " (or "[rank5]:" before a log
+// line) before every line a worker prints, the error's lines included: removed from each line
+// when the first has it.
 std::string strip_rank_prefix(const std::string& text) {
-  static const std::regex rank(R"(^\[rank\d+\]: )");
+  static const std::regex rank(R"(^\[rank\d+\]:)");
   if (!std::regex_search(text, rank)) return text;
-  static const std::regex every_line(R"((^|\n)\[rank\d+\]: )");
+  static const std::regex every_line(R"((^|\n)\[rank\d+\]: ?)");
   return std::regex_replace(text, every_line, "$1");
 }
 
 std::string strip_front(std::string text) {
-  for (int pass = 0; pass < 4; ++pass) {  // a wrapper can hold a prefixed message, and so on
+  for (int pass = 0; pass < 8; ++pass) {  // a wrapper can hold a prefixed message, and so on
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     text.erase(0, first == std::string::npos ? text.size() : first);
     text = strip_rank_prefix(text);
     std::smatch found;
-    if (std::regex_search(text, found, python_class_prefix()) ||
-        std::regex_search(text, found, enforce_prefix())) {
+    if (std::regex_search(text, found, enforce_prefix()) ||  // before any bracketed tag
+        std::regex_search(text, found, front_prefix())) {
       text = found.suffix().str();
     } else if (text.compare(0, kInterpreter.size(), kInterpreter) == 0) {
       const std::string inner = unwrap_interpreter(text);
@@ -135,12 +138,59 @@ bool is_sticky_cuda_error(std::string_view message) {
   return std::regex_search(std::string(message), sticky);
 }
 
+namespace {
+
+// A template's literal parts ("{}" splits them; "{{" and "}}" are literal braces).
+std::vector<std::string> literal_parts(std::string_view templ) {
+  std::vector<std::string> parts(1);
+  for (std::size_t i = 0; i < templ.size(); ++i) {
+    const std::string_view two = templ.substr(i, 2);
+    if (two == "{}") {
+      parts.emplace_back();
+    } else {
+      parts.back() += templ[i];
+    }
+    if (two == "{}" || two == "{{" || two == "}}") ++i;
+  }
+  return parts;
+}
+
+std::size_t literal_length(std::string_view templ) {
+  std::size_t length = 0;
+  for (const std::string& part : literal_parts(templ)) length += part.size();
+  return length;
+}
+
+}  // namespace
+
+bool template_matches(std::string_view templ, std::string_view text) {
+  const std::vector<std::string> parts = literal_parts(templ);
+  if (text.compare(0, parts[0].size(), parts[0]) != 0) return false;
+  std::size_t at = parts[0].size();
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const std::size_t found = text.find(parts[i], at);  // the leftmost leaves the most room
+    if (found == std::string_view::npos) return false;
+    at = found + parts[i].size();
+  }
+  return true;
+}
+
 const MessageFamily* match_family(std::string_view message) {
   const std::string text = core_message(message);
   for (const CompiledFamily& compiled : compiled_families()) {
     if (std::regex_search(text, compiled.regex)) return compiled.family;
   }
-  return nullptr;
+  // The most specific source template: the most literal text, the first of equals.
+  const MessageFamily* best = nullptr;
+  std::size_t best_length = 0;
+  for (const MessageFamily& family : source_families()) {
+    const std::size_t length = literal_length(family.pattern);
+    if (length > best_length && template_matches(family.pattern, text)) {
+      best = &family;
+      best_length = length;
+    }
+  }
+  return best;
 }
 
 ErrorClass classify(std::string_view message) {

@@ -13,7 +13,8 @@ namespace tp {
 const std::vector<MessageFamily>& message_families() {
   using E = ErrorClass;
   // clang-format off
-  static const std::vector<MessageFamily> families = {
+  static const std::vector<MessageFamily> families = [] {
+    std::vector<MessageFamily> libtorch = {
       // The wrapper's device check (aten/src/ATen/core/adaption.cpp) until ~2.7, and
       // TensorIterator's (compute_types) in every version: 2.14.1's element-wise `add` still says
       // it (seen 1.13.1, 2.6.0, 2.14.1: probe add_meta_cpu).
@@ -162,12 +163,10 @@ const std::vector<MessageFamily>& message_families() {
       // core_message removes).
       {E::kCorruptArchive, "seen 1.13.1 (inline_container.cpp getRecordID)", R"(^PytorchStreamReader failed locating file constants\.pkl: file not found)"},
       {E::kCorruptArchive, "seen 1.13.1 (script_type_parser.cpp)", R"(^Unknown type name '__torch__\.)"},
-      // Gloo's TCP transport (gloo/transport/tcp/unbound_buffer.cc waitRecv/waitSend, GLOO_ERROR_MSG
-      // prefixes "[file:line] "), the same text in Debian's libgloo 0.0~git20220518 and gloo's main;
-      // c10d's ProcessGroupGloo rethrows it from Work::wait as it is (AsyncWork::execute keeps the
-      // exception, 1.13-2.x). A rank waited in a collective its peer never joined.
-      {E::kCollectiveTimeout, "1.13.1-2.x (gloo transport/tcp/unbound_buffer.cc; ProcessGroupGloo.cpp rethrows it)", R"(^\[[^\]]*gloo/transport/tcp/unbound_buffer\.cc:\d+\] Timed out waiting \d+ms for (recv|send) operation to complete)"},
-  };
+    };
+    for (MessageFamily& other : other_library_families()) libtorch.push_back(std::move(other));
+    return libtorch;
+  }();
   // clang-format on
   return families;
 }

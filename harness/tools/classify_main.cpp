@@ -15,7 +15,8 @@ namespace {
 nlohmann::json family_json(const tp::MessageFamily& family) {
   return {{"class", std::string(tp::name_of(family.error_class))},
           {"pattern", family.pattern},
-          {"versions", family.versions}};
+          {"versions", family.versions},
+          {"from_source", family.from_source}};
 }
 
 nlohmann::json classify_all(const nlohmann::json& messages) {

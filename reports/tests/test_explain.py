@@ -92,7 +92,81 @@ class RealLogs(unittest.TestCase):
         self.assertGreater(len(classes), 1, classes)
 
 
+class WhatItKnows(unittest.TestCase):
+    """Issue 44: the order of the operands, the sim's and sync-debug's messages, prefixes."""
+
+    def first(self, text):
+        code, out, err = explain("--json", stdin=text)
+        self.assertEqual(code, schema.EXIT_OK, out + err)
+        return json.loads(out)["errors"][0]
+
+    def test_a_cpu_weight_with_device_indices_is_not_cpu_indices(self):
+        # mlvlab/DAPT issue 2: the indexed tensor (in parentheses) is on the CPU.
+        error = self.first(
+            "RuntimeError: indices should be either on cpu or on the same device as the "
+            "indexed tensor (cpu)\n"
+        )
+        self.assertEqual(
+            error["names"]["where"][0], {"tensor": "the indexed tensor", "device": "cpu"}
+        )
+        self.assertEqual(error["covered_by"][0]["scenario"], "checkpoint_map_location")
+
+    def test_the_wrapper_check_names_the_argument_second(self):
+        # haoosz/ConceptExpress issue 5: the index (named) is on the CPU, the weight on cuda:0.
+        error = self.first(
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+            "devices, cuda:0 and cpu! (when checking argument for argument index in method "
+            "wrapper__index_select)\n"
+        )
+        self.assertEqual(
+            error["names"]["where"],
+            [
+                {"tensor": "the other tensors", "device": "cuda:0"},
+                {"tensor": "index", "device": "cpu"},
+            ],
+        )
+        self.assertEqual(error["covered_by"][0]["scenario"], "cpu_indices")
+        code, out, _ = explain(stdin="RuntimeError: " + error["message"] + "\n")
+        self.assertIn("where:    the other tensors on cuda:0, index on cpu", out)
+
+    def test_sync_debug_and_the_sims_refusal(self):
+        # c10/cuda/CUDAFunctions.cpp warn_or_error_on_sync (1.13.1, 2.6.0), as Python shows it.
+        sync = self.first("RuntimeError: called a synchronizing CUDA operation\n")
+        self.assertEqual(
+            (sync["class"], sync["covered_by"][0]["scenario"]), ("HostSync", "transfer_budget")
+        )
+        # This suite's own text (reports/torchplace/sim/__init__.py _check_version), filled in.
+        refusal = self.first(
+            "torchplace.sim.SimUnavailable: torchplace.sim: /x/libtorchplace_sim_python.so was "
+            "built against LibTorch 2.6.0, but this torch is 2.14.1: build torchplace_sim_python "
+            "against this torch\n"
+        )
+        self.assertEqual(refusal["class"], "BackendUnavailable")
+        # The sim's TensorIterator check (harness/sim/cuda_rules.cpp, TensorIterator.cpp's words).
+        scalars = self.first(
+            "RuntimeError: Trying to pass too many CPU scalars to non-CPU kernel!\n"
+        )
+        self.assertEqual(scalars["class"], "DeviceMismatch")
+        self.assertIn("torchplace_sim_python", refusal["covered_by"][0]["fix"])
+
+    def test_launcher_prefixes_by_one_rule(self):
+        # hiyouga/LlamaFactory issue 7396: torchrun's "[rank0]:", the logger's tag, c10d's.
+        error = self.first(
+            "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught "
+            "collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, "
+            "NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) ran for 600060 "
+            "milliseconds before timing out.\n"
+        )
+        self.assertEqual(error["class"], "CollectiveTimeout")
+
+
 class ExitCodes(unittest.TestCase):
+    def test_a_log_without_an_error_exits_3(self):
+        # The issue's own example: one line that no family knows is no error found.
+        code, _, err = explain(stdin="all good, 12 tests passed\n")
+        self.assertEqual(code, schema.EXIT_INPUT)
+        self.assertIn("no LibTorch error found", err)
+
     def test_no_error_in_the_input_exits_3(self):
         code, _, err = explain(stdin="synthetic log: epoch 1 loss 0.25\nepoch 2 loss 0.20\n")
         self.assertEqual(code, schema.EXIT_INPUT)

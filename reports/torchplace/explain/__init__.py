@@ -1,7 +1,8 @@
 """torchplace explain: finds each LibTorch error in one message or a whole log (a CI log, a Python
 traceback, a C++ program's output, this suite's own output), from a file or stdin, and says for
 each: its error class, the message family and the LibTorch versions that word it so, the argument
-and the devices or dtypes it names, and the scenario and fix of this suite that cover it.
+and the devices or dtypes it names, which tensor is on which device (in the message's own order:
+placement.py), and the scenario and fix of this suite that cover it.
 
 usage: python3 -m torchplace.explain [--json] [FILE | -]      (ci/torchplace explain ...)
 
@@ -10,5 +11,6 @@ run as the program torchplace_classify: found through $TORCHPLACE_CLASSIFY, else
 installed package (share/torchplace/bin/). This package only finds the messages and presents them.
 
 exit: 0 every error found was classified; 1 an error was found that no family knows (printed);
-3 no LibTorch error found, unreadable input or no classifier; 64 bad arguments.
+3 no LibTorch error found (a line that no family knows and no exception name starts is no error:
+"all good, 12 tests passed"), unreadable input or no classifier; 64 bad arguments.
 """

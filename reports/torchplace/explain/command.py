@@ -57,17 +57,14 @@ def classify(messages: List[str]) -> List[Dict]:
 
 
 def bare_message(text: str) -> List[Found]:
-    """Input without any marker: the classifier decides which lines start a LibTorch error; one
-    line alone is one message even when no family knows it."""
+    """Input without any marker: the classifier decides which lines start a LibTorch error. A
+    line no family knows is no error found ("all good, 12 tests passed"): exit 3, not 1."""
     lines = text.split("\n")
     starts = [i for i, v in enumerate(classify(lines)) if v["class"] != "Unclassified"]
     found = []
     for i in starts:
         end = next((j for j in range(i + 1, len(lines)) if not lines[j].strip()), len(lines))
         found.append(Found(i + 1, "\n".join(lines[i:end])))
-    filled = [line for line in lines if line.strip()]
-    if not found and len(filled) == 1:
-        found.append(Found(lines.index(filled[0]) + 1, filled[0]))
     return found
 
 
@@ -123,6 +120,9 @@ def render(errors: List[Dict]) -> str:
             "dtypes " + ", ".join(names["dtypes"]) if names["dtypes"] else "",
         ]
         out.append("  names:    " + ("; ".join(p for p in parts if p) or "nothing more"))
+        if names["where"]:
+            places = ", ".join(f"{p['tensor']} on {p['device']}" for p in names["where"])
+            out.append(f"  where:    {places} (in the message's order)")
         for cover in error["covered_by"]:
             where = (
                 f"{cover['scenario']} ({cover['scenario_file']}; {cover['readme']})"

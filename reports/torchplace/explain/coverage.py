@@ -3,6 +3,8 @@ suite cover it. Presentation only: the class comes from the classifier, never fr
 import re
 from typing import Any, Dict, List
 
+from torchplace.explain.placement import indices_on_host, placement
+
 README = 'README.md, section "What each scenario shows"'
 
 ARGUMENT = [
@@ -48,6 +50,7 @@ def named(core: str) -> Dict[str, Any]:
         "method": method.group(1) if method else None,
         "devices": list(dict.fromkeys(devices)),
         "dtypes": list(dict.fromkeys(dtypes)),
+        "where": placement(core),
     }
 
 
@@ -78,7 +81,18 @@ def covered_by(error_class: str, core: str, names: Dict[str, Any]) -> List[Dict[
                 )
             ]
         if argument in ("index", "indices") or "indices" in core.split("\n", 1)[0].lower():
-            return [_entry("cpu_indices", MOVE, "CPU indices into a weight on the device")]
+            where = names.get("where") or []
+            if not where or indices_on_host(where):
+                return [_entry("cpu_indices", MOVE, "CPU indices into a weight on the device")]
+            return [
+                _entry(
+                    "checkpoint_map_location",
+                    "load the weight onto the indices' device: torch::load(module, path, "
+                    "device), or module->to(device) after loading",
+                    "a weight left on the CPU (a checkpoint loaded there, say) with indices "
+                    "on the device",
+                )
+            ]
         if argument in ("target", "label", "labels"):
             return [_entry("forgotten_labels", MOVE, "targets left on the CPU")]
         return [
@@ -95,6 +109,15 @@ def covered_by(error_class: str, core: str, names: Dict[str, Any]) -> List[Dict[
                 "device the module's parameters are on",
                 "a checkpoint mapped elsewhere",
             ),
+        ]
+    if error_class == "BackendUnavailable" and "torchplace.sim" in core:
+        return [
+            _entry(
+                "",
+                "build the target torchplace_sim_python against this torch and set "
+                "TORCHPLACE_SIM_LIBRARY to it (harness/sim/README.md)",
+                "the sim's library does not fit this torch",
+            )
         ]
     if error_class == "BackendUnavailable":
         if "pin" in core.split("\n", 1)[0].lower() or "PinnedMemory" in core:
@@ -146,6 +169,24 @@ def covered_by(error_class: str, core: str, names: Dict[str, Any]) -> List[Dict[
                 "save and load the same module; check the "
                 "path and the file's size against the saved one",
                 "the checkpoint cases: missing key, missing file, truncated archive",
+            )
+        ]
+    if error_class == "HostSync":
+        return [
+            _entry(
+                "transfer_budget",
+                "keep the value on the device inside the loop (no .item(), .cpu() or a host "
+                "mask per step); read metrics once, after the loop",
+                "a synchronizing CUDA operation under sync-debug's error mode",
+            )
+        ]
+    if error_class in ("CollectiveTimeout", "CollectiveFailure"):
+        return [
+            _entry(
+                "ddp",
+                "read every rank's log for the first error: a peer that died, never joined "
+                "or holds its batch on another device; give each rank its own device",
+                "a collective whose peer failed or never joined",
             )
         ]
     if error_class == "OutOfMemory":

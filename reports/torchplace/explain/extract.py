@@ -9,13 +9,12 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional
 
-# The Python exceptions LibTorch's c10 errors surface as (torch/csrc/Exceptions.h), and
-# torch.jit.Error for a TorchScript module's.
-PYTHON_ERROR = re.compile(
-    r"^(?:RuntimeError|NotImplementedError|IndexError|ValueError|TypeError|"
-    r"torch\.(?:cuda\.)?OutOfMemoryError|torch\.AcceleratorError|torch\.jit\.Error|"
-    r"torch\.linalg\.LinAlgError): "
-)
+# A message starts at an exception's name, qualified or not ("RuntimeError: ",
+# "torch.OutOfMemoryError: ", "torch.distributed.DistBackendError: ", "_pickle.UnpicklingError: "),
+# after any bracketed tags ("[rank0]:", a logger's "[E ProcessGroupNCCL.cpp:737]"): the same one
+# rule as the classifier's (harness/error_class.cpp front_prefix), which removes them again.
+PYTHON_ERROR = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): ")
+TAGS = re.compile(r"^(?:\[[^\]\n]*\]:?[ \t]*)+")
 # A C++ program that let a c10::Error escape: std::terminate prints "  what():  <message>".
 CXX_WHAT = re.compile(r"^\s*what\(\):\s+")
 # This suite's own failure output ends its verdict with "raw message:" and the message below.
@@ -23,7 +22,7 @@ SUITE_RAW = re.compile(r"raw message:\s*$")
 INTERPRETER = "The following operation failed in the TorchScript interpreter."
 # A line's own log prefix: ANSI colours, torchrun's "[rank3]: ", pdb's "*** ".
 LINE_NOISE = re.compile(r"\x1b\[[0-9;]*m")
-RANK = re.compile(r"^\[rank\d+\]: ")
+RANK = re.compile(r"^\[rank\d+\]: ?")
 ENDS = (
     re.compile(r"^Traceback \(most recent call last\)"),
     re.compile(r"^During handling of"),
@@ -46,7 +45,7 @@ def clean(line: str) -> str:
 def start_of(lines: List[str], index: int) -> Optional[str]:
     """The message's first line if one starts at lines[index], else None."""
     line = lines[index].strip()
-    if PYTHON_ERROR.match(line) or line.startswith(INTERPRETER):
+    if PYTHON_ERROR.match(TAGS.sub("", line)) or line.startswith(INTERPRETER):
         return line
     what = CXX_WHAT.match(lines[index])
     if what:
@@ -70,7 +69,7 @@ def body_of(lines: List[str], first: str, index: int) -> "tuple[str, int]":
         if wrapped:  # the code traceback, up to and with the line that names the error
             body.append(line)
             index += 1
-            if PYTHON_ERROR.match(line.strip()):
+            if PYTHON_ERROR.match(TAGS.sub("", line.strip())):
                 wrapped = False
             continue
         if ends_before(line) or start_of(lines, index) is not None:

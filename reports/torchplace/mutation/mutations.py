@@ -336,8 +336,8 @@ MUTATIONS = [
     m(
         "python_exception_name_kept",
         "harness/error_class.cpp",
-        "if (std::regex_search(text, found, python_class_prefix()) ||",
-        "if (false ||",
+        "std::regex_search(text, found, front_prefix())) {",
+        "false) {",
         [(H, "MessageCorpus.*:CoreMessage.*")],
     ),
     m(
