@@ -12,12 +12,11 @@ from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
 SIM = Path("harness") / "sim"  # relative: setuptools refuses absolute source paths in a wheel
-# The C entry points, and the classifier they call (CMake's torchplace_sim_python has the same).
-PYTHON_ENTRY = [
-    SIM / "python_entry.cpp",
-    SIM / "python_classify.cpp",
-    Path("harness") / "error_class.cpp",
-    Path("harness") / "message_families.cpp",
+# The C entry points, and the classifier they call (harness/classifier_sources.txt, which CMake's
+# torchplace_sim_python reads too).
+PYTHON_ENTRY = [SIM / "python_entry.cpp", SIM / "python_classify.cpp"] + [
+    Path("harness") / name.strip()
+    for name in (HERE / "harness" / "classifier_sources.txt").read_text().split()
 ]
 
 

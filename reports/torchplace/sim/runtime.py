@@ -65,3 +65,11 @@ def set_rng_state(state: "torch.Tensor", device: object = "sim") -> None:
 
     del device
     torch.set_rng_state(state)
+
+
+def get_amp_supported_dtype() -> "list":
+    """What torch.autocast("sim") may cast to: the sim registers CUDA's autocast policy for its
+    device from 2.4 (harness/sim/autocast.cpp), and computes float16 and bfloat16 on the CPU."""
+    import torch
+
+    return [torch.float16, torch.bfloat16]
