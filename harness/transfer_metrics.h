@@ -3,7 +3,7 @@
 // naming the direction or the operator: reports/torchplace/gate/behaviour.py).
 //
 //   tp::sim::TransferLog log;
-//   train_step(...);
+//   train_step(model, optimizer, batch, tp::sim::device());
 //   log.stop();
 //   tp::record_transfers(cell, "step", log.counts());
 //

@@ -125,26 +125,27 @@ explained=$(printf '%s\n' 'RuntimeError: Expected all tensors to be on the same 
   env -u PYTHONPATH -u TORCHPLACE_CLASSIFY "$tp" explain --json 2>&1) &&
   grep -q '"class": "DeviceMismatch"' <<<"$explained" ||
   fail "the installed 'torchplace explain' did not classify a real message: $explained"
-# snippet <language> <n>: the n-th such code block under README.md's "## Adding a scenario"
-# (up to the next "## "), its 3-space list indent removed.
+# snippet <name>: the code block under README.md's marker "<!-- snippet: downstream <name> -->",
+# its 3-space list indent removed (ci/lint/docs.py checks that each such marker is built here).
 snippet() {
-  awk -v lang="$1" -v n="$2" '/^## / { in_section = ($0 == "## Adding a scenario") }
-    in_section && $0 ~ "^ *```" lang "$" { ++seen; grab = (seen == n); next }
-    grab && /^ *```/ { grab = 0 } grab' "$here/../../README.md" | sed 's/^   //'
+  awk -v marker="<!-- snippet: downstream $1 -->" 'index($0, marker) { armed = 1; next }
+    grab && /^ *```/ { exit }
+    grab { print; next }
+    armed && /^ *```/ { grab = 1 }' "$here/../../README.md" | sed 's/^   //'
 }
 step "the README's \"Adding a scenario\" snippets, verbatim, as a project of one's own"
 readme_project=$scratch/readme-project
 mkdir -p "$readme_project"
-snippet cpp 1 >"$readme_project/my_scenarios.cpp"
-snippet sh 2 >"$scratch/readme-commands.sh"
+snippet my_scenarios.cpp >"$readme_project/my_scenarios.cpp"
+snippet commands.sh >"$scratch/readme-commands.sh"
 { printf 'cmake_minimum_required(VERSION 3.25)\nproject(mine LANGUAGES CXX)\n'
   printf 'add_library(my_model INTERFACE)  # the project'"'"'s own model and trainer\n'
-  printf 'add_executable(my_trainer trainer.cpp)\n'; snippet cmake 1; } >"$readme_project/CMakeLists.txt"
+  printf 'add_executable(my_trainer trainer.cpp)\n'; snippet CMakeLists.txt; } >"$readme_project/CMakeLists.txt"
 echo 'int main() { return 0; }' >"$readme_project/trainer.cpp"
 grep -q 'namespace scenarios::my_mistake {' "$readme_project/my_scenarios.cpp" &&
   grep -q torchplace_add_suite "$readme_project/CMakeLists.txt" &&
   grep -q 'torchplace gate' "$scratch/readme-commands.sh" ||
-  fail "the README's snippets were not found under \"## Adding a scenario\"; update check.sh"
+  fail "the README's snippets were not found under their <!-- snippet: downstream ... --> markers"
 build_example "$readme_project" "$readme_project/build"
 (cd "$readme_project" && PATH="$prefix/bin:$PATH" bash -euo pipefail "$scratch/readme-commands.sh" >&2) ||
   fail "the README's run, refresh and gate commands on its own snippet (above)"

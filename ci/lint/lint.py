@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """The repository's habits, checked (CTest label "lint"): python3 ci/lint/lint.py CHECK.
 
-Checks: clang_format, shellcheck, black, flake8, mypy, links. Each lists its files from git (the
-tracked files of the checkout holding this script), so a file nobody committed is never judged
-and a committed one is never skipped. Exit 0: the check ran on at least one file and found
-nothing; 1: it found something (printed); 3: it could not run (not a git checkout, no files);
-77: its tool is missing (the skip names the Debian package); 64: bad arguments.
+Checks: clang_format, shellcheck, black, flake8, mypy, docs (the Markdown documents: docs.py).
+Each lists its files from git (the tracked files of the checkout holding this script), so a
+file nobody committed is never judged and a committed one is never skipped. Exit 0: the check
+ran on at least one file and found nothing; 1: it found something (printed); 3: it could not
+run (not a git checkout, no files); 77: its tool is missing (the skip names the Debian package);
+64: bad arguments.
 """
 import os
-import re
 import shutil
 import subprocess
 import sys
 from typing import Callable, Dict, List, NoReturn
+
+import docs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXIT_OK, EXIT_FOUND, EXIT_ENV, EXIT_USAGE, EXIT_SKIP = 0, 1, 3, 64, 77
@@ -92,29 +94,13 @@ def check_mypy() -> int:
     return run_tool(["mypy", "--config-file", "reports/mypy.ini", "reports/torchplace"], "mypy")
 
 
-LINK = re.compile(r"\]\(([^)\s]+)\)")
-
-
-def broken_links(path: str, text: str) -> List[str]:
-    """The relative links of one Markdown file whose target does not exist."""
-    broken = []
-    for match in LINK.finditer(text):
-        target = match.group(1).split("#", 1)[0]
-        if not target or re.match(r"[a-z][a-z0-9+.-]*:", target):
-            continue  # an anchor in the same page, or an absolute URL
-        if not os.path.exists(os.path.join(ROOT, os.path.dirname(path), target)):
-            broken.append(f"{path}: the link {match.group(1)} points at nothing")
-    return broken
-
-
-def check_links() -> int:
-    problems: List[str] = []
-    for path in tracked("*.md"):
-        with open(os.path.join(ROOT, path), encoding="utf-8") as handle:
-            problems += broken_links(path, handle.read())
-    for line in problems:
+def check_docs() -> int:
+    """Every tracked Markdown document's fences, links, sections and C++ snippets (docs.py)."""
+    repo = docs.Repo(ROOT, tracked("CMakeLists.txt", "*/CMakeLists.txt"))
+    faults, notes = docs.check(repo, tracked("*.md"), tracked("*.h"))
+    for line in notes + faults:
         print(line)
-    return EXIT_FOUND if problems else EXIT_OK
+    return EXIT_FOUND if faults else EXIT_OK
 
 
 CHECKS: Dict[str, Callable[[], int]] = {
@@ -123,7 +109,7 @@ CHECKS: Dict[str, Callable[[], int]] = {
     "black": check_black,
     "flake8": check_flake8,
     "mypy": check_mypy,
-    "links": check_links,
+    "docs": check_docs,
 }
 
 

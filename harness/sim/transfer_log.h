@@ -8,7 +8,9 @@
 //   train_step(model, optimizer, batch, tp::sim::device());
 //   log.stop();                        // ... to here (or to its destruction)
 //   EXPECT_LE(log.host_to_device().bytes, 4096);
-//   EXPECT_EQ(log.syncs(), 0) << log.summary();  // e.g. "1 x _local_scalar_dense (item())"
+//   EXPECT_EQ(log.syncs("_local_scalar_dense"), 0) << log.summary();  // no .item() in the step
+//
+// Not log.syncs() == 0: each blocking .to(device) of the batch is a wait too (copy_to_device).
 //
 // Copies: per direction, every `_copy_from` a user's code asks for (to(), cpu(), copy_(),
 // clone() on the device), with its bytes (the source's numel x element size) and whether it was
