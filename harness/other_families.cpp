@@ -61,6 +61,10 @@ std::vector<MessageFamily> other_library_families() {
       // This suite's sim (reports/torchplace/sim/__init__.py SimUnavailable, harness/sim/sim.cpp
       // check_index): its library built for another LibTorch or absent, a device it lacks.
       // Python prints the exception's own name in front (SimUnavailable: no "Error" in it).
+      // torch.load in Python of a CUDA-tagged storage without CUDA (torch/serialization.py
+      // validate_cuda_device: 1.13.1 line 166; 2.13.0's line 635 builds the same words from the
+      // backend's name); the source rule gives its "is_available() is False" no class.
+      {E::kBackendUnavailable, "1.x-2.x (torch/serialization.py validate_cuda_device)", R"(^Attempting to deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is False)"},
       {E::kBackendUnavailable, "tp::sim (reports/torchplace/sim/__init__.py)", R"(^(torchplace\.sim\.SimUnavailable: )?torchplace\.sim: (\S+ was built against LibTorch \S+, but this torch is|no sim library at|cannot load) )"},
       // Two 0-dim CPU tensors given to a device kernel: TensorIterator's check (aten/src/ATen/
       // TensorIterator.cpp compute_types, 1.13.1 and 2.6.0), which the sim raises as CUDA does
