@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import time
 from typing import Any, Callable, Dict, List, Optional
@@ -120,8 +121,17 @@ def fingerprint() -> Dict[str, Any]:
             "device_count": torch.cuda.device_count() if torch.version.cuda else 0,
         },
         "runner": "pytest (torchplace.pytest_plugin)",
+        "os": platform.freedesktop_os_release().get("PRETTY_NAME") if _has_os_release() else None,
         "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+
+
+def _has_os_release() -> bool:
+    try:
+        platform.freedesktop_os_release()
+    except OSError:
+        return False
+    return True
 
 
 def write(path: str, cells: List[Dict[str, Any]]) -> None:
