@@ -16,8 +16,10 @@
 namespace tp::sim::detail {
 namespace {
 
+// A cell without bias (bias=False) passes its biases as None, or as undefined tensors (2.13.0's
+// nn.GRU and nn.LSTM: "Found type undefined input tensor" in the sum before this check).
 at::Tensor plus(const at::Tensor& gates, const c10::IValue& bias) {
-  return bias.isNone() ? gates : gates + bias.toTensor();
+  return bias.isNone() || !bias.toTensor().defined() ? gates : gates + bias.toTensor();
 }
 
 void lstm_cell(const c10::OperatorHandle& op, torch::jit::Stack* stack) {

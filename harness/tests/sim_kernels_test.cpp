@@ -143,11 +143,20 @@ TEST(SimKernels, FusedRnnCellsMatchTheUnfusedCell) {
   EXPECT_TRUE(torch::equal(std::get<0>(fused).cpu(), hy));
   (std::get<0>(fused).sum() + 2 * std::get<1>(fused).sum()).backward();
   EXPECT_TRUE(torch::equal(sim_leaf.grad().cpu(), leaf.grad()));
-  const torch::Tensor hx = cx.to(tp::sim::device());
+  const torch::Device sim = tp::sim::device();
+  const torch::Tensor hx = cx.to(sim);
   const auto gru =
       at::_thnn_fused_gru_cell(input_gates.narrow(1, 0, 15).to(tp::sim::device()),
                                hidden_gates.narrow(1, 0, 15).to(tp::sim::device()), hx);
   EXPECT_EQ(std::get<0>(gru).sizes(), cx.sizes());
+  // Without bias, as nn.LSTM and nn.GRU(bias=False) call them on 2.13.0: undefined bias tensors.
+  const auto unbiased = at::_thnn_fused_lstm_cell(sim_leaf.detach(), hidden_gates.to(sim),
+                                                  cx.to(sim), at::Tensor(), at::Tensor());
+  EXPECT_TRUE(torch::equal(std::get<0>(unbiased).cpu(), hy.detach()));
+  const auto gru_unbiased = at::_thnn_fused_gru_cell(input_gates.narrow(1, 0, 15).to(sim),
+                                                     hidden_gates.narrow(1, 0, 15).to(sim), hx,
+                                                     at::Tensor(), at::Tensor());
+  EXPECT_TRUE(torch::equal(std::get<0>(gru_unbiased).cpu(), std::get<0>(gru).cpu()));
 }
 
 }  // namespace
