@@ -11,7 +11,7 @@
 // trials whose copy was still in flight (!event.query()) before its wait; with no race in the
 // control or no copy in flight, the fixed cell is "race_not_shown" as well.
 //   is_pinned                     is_pinned() holds for pinned memory and only for it.
-//   pin_memory_without_cuda       cpu cell: pin_memory() on a host without CUDA raises
+//   pin_memory_without_cuda       cpu cell: pin_memory(kCUDA) on a host without CUDA raises
 //                                 BackendUnavailable (1.13 and 2.x word it differently).
 // The copies are made to lag by queueing matrix products ahead of them on the same stream.
 #include <gtest/gtest.h>
@@ -33,7 +33,9 @@ constexpr int64_t kBusySide = 4096;     // a 4096^2 float32 matmul: milliseconds
 
 void pin_memory_without_cuda(tp::Cell& cell) {
   const torch::Tensor pageable = torch::ones({4});
-  const torch::Tensor pinned = cell.under_test("pin_memory", [&] { return pageable.pin_memory(); });
+  // For CUDA by name: the sim, where registered, is 2.x's accelerator and pins for itself.
+  const torch::Tensor pinned =
+      cell.under_test("pin_memory", [&] { return pageable.pin_memory(torch::kCUDA); });
   EXPECT_TRUE(pinned.is_pinned());
   cell.note("pin_memory() succeeded: this host has CUDA");
 }

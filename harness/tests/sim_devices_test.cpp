@@ -159,19 +159,16 @@ TEST(SimDevices, IndicesOnTheCpuOrTheIndexedTensorsDevice) {
 
 // README: copies are synchronous whatever non_blocking says; each device has its default stream.
 // On 2.x a non_blocking copy from the sim to the CPU pins its destination (_to_copy's pin_out
-// names privateuseone beside cuda: TensorConversions.cpp, Debian's 2.6.0 source), and the sim has
-// no pinned allocator: it raises, where CUDA returns a pinned tensor (a README difference).
+// names privateuseone beside cuda: TensorConversions.cpp, Debian's 2.6.0 source): the sim's
+// pinned allocator (hooks.cpp) gives it a pinned tensor, as CUDA's does.
 TEST(SimDevices, CopiesAreSynchronousAndStreamsDefault) {
   const torch::Device second = tp::sim::device(1);
   const torch::Tensor host = torch::arange(4096, torch::kFloat);
   const torch::Tensor there = host.to(second, /*non_blocking=*/true);
-#if TP_TORCH_AT_LEAST(2, 6)
-  const std::string message = message_of([&] { there.to(torch::kCPU, /*non_blocking=*/true); });
-  EXPECT_EQ(tp::classify(message), tp::ErrorClass::kBackendUnavailable) << message;
-  EXPECT_NE(message.find("getPinnedMemoryAllocator"), std::string::npos) << message;
-  const torch::Tensor back = there.to(torch::kCPU);
-#else
   const torch::Tensor back = there.to(torch::kCPU, /*non_blocking=*/true);
+#if TP_TORCH_AT_LEAST(2, 6)
+  EXPECT_TRUE(back.is_pinned()) << "a non_blocking copy to the host lands in pinned memory";
+  EXPECT_FALSE(host.is_pinned());
 #endif
   EXPECT_TRUE(torch::equal(back, host)) << "read back before any synchronize";
   auto* guard_impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1);
