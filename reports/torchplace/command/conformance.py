@@ -63,4 +63,6 @@ def command(args: List[str]) -> int:
             )
         os.environ["TORCHPLACE_SIM_LIBRARY"] = str(library)
     python = environment(torch_version, packages)
+    if torch_version:  # the venv's installed torchplace and its sim, not this checkout's folder
+        os.environ.pop("PYTHONPATH", None)
     os.execv(python, [python, "-m", "torchplace.conformance", *args])

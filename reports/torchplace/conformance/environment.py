@@ -57,6 +57,7 @@ def module_of(package: str) -> str:
 def make(folder: Path, torch: str, packages: List[str]) -> Path:
     python, stamp = folder / "bin" / "python", folder / "torchplace.stamp"
     wanted = ["torch", "expecttest", "pytest", *map(module_of, packages)]
+    wanted += ["numpy"] if torch else []  # torch.testing._internal's; Debian's torch has it
     current = not torch or (stamp.is_file() and stamp.read_text() == checkout_stamp())
     if python.exists() and current and imports(python, wanted):
         return python
@@ -69,7 +70,9 @@ def make(folder: Path, torch: str, packages: List[str]) -> Path:
         run(venv, "making the venv (apt-get install python3-venv)")
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     run(
-        pip + ["expecttest", "pytest", *packages] + ([f"torch=={torch}", "wheel"] if torch else []),
+        pip
+        + ["expecttest", "pytest", *packages]
+        + ([f"torch=={torch}", "numpy", "wheel"] if torch else []),
         "pip install",
     )
     if torch:
