@@ -51,7 +51,7 @@ def generate(langs: Sequence[str] = ("cpp", "py"), files: Optional[Sequence[str]
     ):
         if lang not in langs:
             continue
-        for path in table:  # type: ignore[attr-defined]
+        for path in table:
             if files and path not in files:
                 continue
             source = ROOT / path
@@ -201,7 +201,7 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
         if skip_known and mutant.id in known:
             records.append(untriaged_record(mutant))
             continue
-        if mutant.needs and not scratch.defines(mutant.needs):
+        if mutant.needs and not scratch.defines(mutant.needs, scope.CPP[mutant.path][0]):
             records.append(not_built_record(mutant))
             continue
         spent = time.monotonic() - started
@@ -226,8 +226,10 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
             Path(args.out).write_text(json.dumps(partial, indent=1))
     if args.budget_s is not None:
         log(f"budget of {args.budget_s:.0f} s: {len(chosen) - len(records)} mutant(s) not tried")
-    if in_tree and any(is_cpp(m) for m in chosen if m.id in {r["id"] for r in records}):
-        ok, output = scratch.build()  # the binaries of the restored sources, not the last mutant's
+    ran = {r["id"] for r in records if "seconds" in r}
+    binaries = {scope.CPP[m.path][0] for m in chosen if is_cpp(m) and m.id in ran}
+    if in_tree and binaries:
+        ok, output = scratch.build(binaries)  # the restored sources' binaries, not the mutants'
         if not ok:
             raise CannotJudge(EXIT_BUILD, "the restored checkout does not build:\n" + output)
     summary = summarise(records, len(equivalents))

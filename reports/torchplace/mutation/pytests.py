@@ -182,18 +182,24 @@ class KillSet:
             test.seconds = test.seconds or seconds
         return verdict == "pass", tail
 
-    def candidates(self, path: str, first: int, last: int) -> List[PyTest]:
-        """Tests that execute a line of path in [first, last] (all, where not traced)."""
+    def candidates(
+        self, path: str, first: int, last: int, allowed: Optional[Set[str]] = None
+    ) -> List[PyTest]:
+        """Tests that execute a line of path in [first, last] (all, where not traced), among
+        `allowed` (names; None: all)."""
         chosen = [
             t
             for t in self.tests
-            if not t.traced or any(first <= line <= last for line in t.lines.get(path, ()))
+            if (allowed is None or t.name in allowed)
+            and (not t.traced or any(first <= line <= last for line in t.lines.get(path, ())))
         ]
         return sorted(chosen, key=lambda t: t.seconds / (1 + self.kills[t.name]))
 
-    def try_mutant(self, path: str, first: int, last: int, jobs: int) -> Tuple[str, str, str]:
+    def try_mutant(
+        self, path: str, first: int, last: int, jobs: int, allowed: Optional[Set[str]] = None
+    ) -> Tuple[str, str, str]:
         """(killed|timeout|survived, detail, the test that killed it or "")."""
-        chosen = self.candidates(path, first, last)
+        chosen = self.candidates(path, first, last, allowed)
         if not chosen:
             return "survived", f"no test of its kill set executes {path}:{first}-{last}", ""
         ended = run_tests(chosen, jobs, lambda t: max(60.0, 6 * t.seconds), True)
