@@ -30,7 +30,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 from torchplace.mutation import ledger as records_file
 from torchplace.mutation import operators_cpp, operators_py, scope
@@ -195,9 +195,9 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
     known = {ident for ident, state in ledger.items() if state == "untriaged"}
     baseline(scratch, [m for m in chosen if not (skip_known and m.id in known)])
     records: List[Dict[str, Any]] = []
-    guess, timed = dict(FIRST_GUESS_S), set()
+    guess, timed = dict(FIRST_GUESS_S), set()  # type: Dict[str, float], Set[str]
     for mutant in chosen:
-        kind = "cpp" if is_cpp(mutant) else "py"
+        kind = scope.CPP[mutant.path][0] if is_cpp(mutant) else "py"  # its binary, or py
         if skip_known and mutant.id in known:
             records.append(untriaged_record(mutant))
             continue
@@ -205,9 +205,10 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
             records.append(not_built_record(mutant))
             continue
         spent = time.monotonic() - started
-        # --in-tree: once a C++ mutant ran, the restored checkout is rebuilt at the end, about
-        # one C++ mutant's rebuild, which the budget keeps room for
-        restore = guess["cpp"] if in_tree and (kind == "cpp" or "cpp" in timed) else 0.0
+        # --in-tree: once a C++ mutant ran, the restored checkout's binaries are rebuilt at the
+        # end, about one mutant's rebuild each, which the budget keeps room for
+        rebuilt = {k for k in timed | {kind} if k != "py"} if in_tree else set()
+        restore = sum(guess[k] for k in rebuilt)
         if args.budget_s is not None and spent + guess[kind] + restore > args.budget_s:
             continue  # would end past the budget; a cheaper kind may still fit
         record = {"id": mutant.id, "old": mutant.old, "new": mutant.new}

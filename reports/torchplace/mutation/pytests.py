@@ -53,6 +53,8 @@ def discover(build_dir: Path, regex: str, exclude: str) -> List[PyTest]:
     listed = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
     tests = []
     for entry in listed["tests"]:
+        if not entry.get("command"):  # a gtest binary not built yet: CTest's placeholder
+            continue
         props = {p["name"]: p["value"] for p in entry.get("properties", [])}
         env = dict(os.environ)
         env.update(item.split("=", 1) for item in props.get("ENVIRONMENT", []))

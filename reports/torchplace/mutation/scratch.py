@@ -15,7 +15,14 @@ from torchplace.mutation.operators_cpp import Mutant
 from torchplace.mutation.run import CannotJudge, configure, run_group, sync_tree
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, ROOT
 
-FIRST_GUESS_S = {"cpp": 120.0, "py": 30.0}  # one mutant, until one of its kind was timed
+# One mutant's seconds by kind (its kill set's binary, or py), until one of its kind was timed:
+# a rebuild of the binary's unity batch and a link, then its kill set (ci/mutation/README.md).
+FIRST_GUESS_S = {
+    "py": 30.0,
+    scope.HARNESS_TESTS: 120.0,
+    "torchplace_transfer_tests": 120.0,
+    "torchplace_scenarios": 240.0,
+}
 BUILD_TIMEOUT_S = 900  # one rebuild on a loaded 2-core runner
 BASELINE_TIMEOUT_S = 3600  # the unmutated test binary from nothing (measured past 900 s under load)
 TEST_TIMEOUT_S = 180  # the kill set of one mutant
