@@ -199,6 +199,19 @@ class InScope(unittest.TestCase):
             self.assertEqual(raised.exception.code, EXIT_USAGE)
 
 
+class Environment(unittest.TestCase):
+    def test_ctests_environment_modifications_reach_the_test(self):
+        # report.explain finds its classifier through one (TORCHPLACE_CLASSIFY=set:...)
+        env = {"A": "a", "P": "p"}
+        for item in ("A=string_append:1", "P=path_list_prepend:q", "N=set:n", "A=string_prepend:0"):
+            pytests.modify(env, item)
+        self.assertEqual(env, {"A": "0a1", "P": f"q{os.pathsep}p", "N": "n"})
+        pytests.modify(env, "N=unset:")
+        self.assertNotIn("N", env)
+        with self.assertRaises(ValueError):
+            pytests.modify(env, "A=frobnicate:x")
+
+
 class TestOutput(unittest.TestCase):
     def test_a_failing_test_that_writes_much_is_a_fail_not_a_timeout(self):
         # 1 MiB of output, then exit 1: a pipe read only at the end blocked it into a timeout

@@ -58,9 +58,32 @@ def discover(build_dir: Path, regex: str, exclude: str) -> List[PyTest]:
         props = {p["name"]: p["value"] for p in entry.get("properties", [])}
         env = dict(os.environ)
         env.update(item.split("=", 1) for item in props.get("ENVIRONMENT", []))
+        for item in props.get("ENVIRONMENT_MODIFICATION", []):
+            modify(env, item)
         cwd = str(props.get("WORKING_DIRECTORY", build_dir))
         tests.append(PyTest(entry["name"], entry["command"], env, cwd))
     return tests
+
+
+def modify(env: Dict[str, str], item: str) -> None:
+    """One CTest ENVIRONMENT_MODIFICATION entry, `NAME=OP:VALUE` (CMake's test properties)."""
+    name, _, rest = item.partition("=")
+    op, _, value = rest.partition(":")
+    now = env.get(name, "")
+    glue = ";" if op.startswith("cmake_list") else os.pathsep
+    after = glue.join(p for p in (now, value) if p)
+    before = glue.join(p for p in (value, now) if p)
+    ops = {"set": value, "string_append": now + value, "string_prepend": value + now}
+    ops.update({"path_list_append": after, "cmake_list_append": after})
+    ops.update({"path_list_prepend": before, "cmake_list_prepend": before})
+    if op == "unset" or (op == "reset" and name not in os.environ):
+        env.pop(name, None)
+    elif op == "reset":  # the value before the test's modifications
+        env[name] = os.environ[name]
+    elif op in ops:
+        env[name] = ops[op]
+    else:
+        raise ValueError(f"ENVIRONMENT_MODIFICATION {item!r}: an operation this engine lacks")
 
 
 def tree_key(tree: Path, tests: List[PyTest]) -> str:

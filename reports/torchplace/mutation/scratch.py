@@ -120,8 +120,13 @@ class Scratch:
         """The kill set's tests, each seen passing unmutated, timed and traced (cached)."""
         if kill not in self.kill_sets:
             tests = pytests.discover(self.build_dir, *kill)
-            # a test that reaches no file of the tree (a gtest cell) judges no Python mutant
-            tests = [t for t in tests if reach.reached_files(tuple(t.command), self.tree)]
+            # a test that reaches no Python file in scope (a gtest cell, a benchmark's shell
+            # script) judges no Python mutant
+            tests = [
+                t
+                for t in tests
+                if set(scope.PYTHON) & reach.reached_files(tuple(t.command), self.tree)
+            ]
             if not tests:
                 raise CannotJudge(EXIT_ENV, f"the kill set {kill} names no CTest test")
             name = hashlib.sha256(repr(kill).encode()).hexdigest()[:12]
