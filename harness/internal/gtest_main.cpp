@@ -3,11 +3,18 @@
 //
 //   <suite> [gtest flags] [--torchplace_results=PATH]
 //
+// Without the flag, TORCHPLACE_RESULTS_DIR=DIR writes DIR/<the gtest filter as a file name>.json:
+// CTest runs each scenario cell in a process of its own, and gate.own_cells holds the files it
+// leaves to ci/gate/expectations.json (scenarios/CMakeLists.txt).
+//
 // Exit codes: 0 every test passed or was skipped; 1 a test failed; 64 bad arguments;
 // 3 cannot judge: a scenario is malformed (register_cells names it), or the results file could
 // not be written.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <string>
 
@@ -57,11 +64,29 @@ class RecordingListener : public ::testing::EmptyTestEventListener {
   std::string path_;
 };
 
+// DIR/<filter>.json: the filter's characters other than letters and digits become '_', and its
+// hash keeps two filters that read the same that way apart.
+std::string results_in(const std::string& dir, int argc, char** argv) {
+  const std::string flag = "--gtest_filter=";
+  std::string filter = "all";
+  for (int index = 1; index < argc; ++index) {
+    const std::string arg = argv[index];
+    if (arg.rfind(flag, 0) == 0) filter = arg.substr(flag.size());
+  }
+  std::string name = filter;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return dir + "/" + name + "." + std::to_string(std::hash<std::string>{}(filter)) + ".json";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* results_dir = std::getenv("TORCHPLACE_RESULTS_DIR");
+  std::string results_path =
+      results_dir != nullptr && *results_dir != '\0' ? results_in(results_dir, argc, argv) : "";
   ::testing::InitGoogleTest(&argc, argv);
-  std::string results_path;
   const std::string flag = "--torchplace_results=";
   for (int index = 1; index < argc; ++index) {
     const std::string arg = argv[index];

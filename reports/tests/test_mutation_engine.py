@@ -25,7 +25,9 @@ int f(int a, int b, bool c) {
   if (a < b && !c) return std::min(a, 2);
   if (a == b) {
     a += 1;
+    b -= a;
   }
+  for (int i = 0; i < b; ++i) g(i, a);
   bool d = false;
   return a >= b || d;
 }
@@ -39,6 +41,9 @@ def f(a, b, c):
         return min(a, 2)
     x = f"{a == b}"
     a += 1
+    b -= a
+    for i in range(a, b):
+        g(i, a)
     return a is None or True
 '''
 
@@ -63,6 +68,11 @@ class Operators(unittest.TestCase):
                 "minmax_swap",
                 "delete_stmt",
                 "return_value",
+                "arg_swap",
+                "loop_start",
+                "loop_bound",
+                "aug_assign",
+                "dup_stmt",
             },
         )
         self.assertFalse([m for m in mutants if m.line in (1, 3)], "comment or string mutated")
@@ -87,10 +97,19 @@ class Operators(unittest.TestCase):
                 "minmax_swap",
                 "delete_stmt",
                 "return_value",
+                "arg_swap",
+                "loop_start",
+                "loop_bound",
+                "aug_assign",
+                "dup_stmt",
             },
         )
         self.assertFalse(
-            [m for m in mutants if m.line in (1, 5, 8) and m.operator != "delete_stmt"]
+            [
+                m
+                for m in mutants
+                if m.line in (1, 5, 8) and m.operator not in ("delete_stmt", "dup_stmt")
+            ]
         )
         for mutant in mutants:
             ast.parse(operators_py.apply(PY, mutant))
@@ -178,6 +197,19 @@ class InScope(unittest.TestCase):
             with self.subTest(shard=bad), self.assertRaises(SystemExit) as raised:
                 generated.shard_of(self.mutants, bad)
             self.assertEqual(raised.exception.code, EXIT_USAGE)
+
+
+class Environment(unittest.TestCase):
+    def test_ctests_environment_modifications_reach_the_test(self):
+        # report.explain finds its classifier through one (TORCHPLACE_CLASSIFY=set:...)
+        env = {"A": "a", "P": "p"}
+        for item in ("A=string_append:1", "P=path_list_prepend:q", "N=set:n", "A=string_prepend:0"):
+            pytests.modify(env, item)
+        self.assertEqual(env, {"A": "0a1", "P": f"q{os.pathsep}p", "N": "n"})
+        pytests.modify(env, "N=unset:")
+        self.assertNotIn("N", env)
+        with self.assertRaises(ValueError):
+            pytests.modify(env, "A=frobnicate:x")
 
 
 class TestOutput(unittest.TestCase):

@@ -30,7 +30,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 from torchplace.mutation import ledger as records_file
 from torchplace.mutation import operators_cpp, operators_py, scope
@@ -51,7 +51,7 @@ def generate(langs: Sequence[str] = ("cpp", "py"), files: Optional[Sequence[str]
     ):
         if lang not in langs:
             continue
-        for path in table:  # type: ignore[attr-defined]
+        for path in table:
             if files and path not in files:
                 continue
             source = ROOT / path
@@ -195,19 +195,20 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
     known = {ident for ident, state in ledger.items() if state == "untriaged"}
     baseline(scratch, [m for m in chosen if not (skip_known and m.id in known)])
     records: List[Dict[str, Any]] = []
-    guess, timed = dict(FIRST_GUESS_S), set()
+    guess, timed = dict(FIRST_GUESS_S), set()  # type: Dict[str, float], Set[str]
     for mutant in chosen:
-        kind = "cpp" if is_cpp(mutant) else "py"
+        kind = scope.CPP[mutant.path][0] if is_cpp(mutant) else "py"  # its binary, or py
         if skip_known and mutant.id in known:
             records.append(untriaged_record(mutant))
             continue
-        if mutant.needs and not scratch.defines(mutant.needs):
+        if mutant.needs and not scratch.defines(mutant.needs, scope.CPP[mutant.path][0]):
             records.append(not_built_record(mutant))
             continue
         spent = time.monotonic() - started
-        # --in-tree: once a C++ mutant ran, the restored checkout is rebuilt at the end, about
-        # one C++ mutant's rebuild, which the budget keeps room for
-        restore = guess["cpp"] if in_tree and (kind == "cpp" or "cpp" in timed) else 0.0
+        # --in-tree: once a C++ mutant ran, the restored checkout's binaries are rebuilt at the
+        # end, about one mutant's rebuild each, which the budget keeps room for
+        rebuilt = {k for k in timed | {kind} if k != "py"} if in_tree else set()
+        restore = sum(guess[k] for k in rebuilt)
         if args.budget_s is not None and spent + guess[kind] + restore > args.budget_s:
             continue  # would end past the budget; a cheaper kind may still fit
         record = {"id": mutant.id, "old": mutant.old, "new": mutant.new}
@@ -226,8 +227,10 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
             Path(args.out).write_text(json.dumps(partial, indent=1))
     if args.budget_s is not None:
         log(f"budget of {args.budget_s:.0f} s: {len(chosen) - len(records)} mutant(s) not tried")
-    if in_tree and any(is_cpp(m) for m in chosen if m.id in {r["id"] for r in records}):
-        ok, output = scratch.build()  # the binaries of the restored sources, not the last mutant's
+    ran = {r["id"] for r in records if "seconds" in r}
+    binaries = {scope.CPP[m.path][0] for m in chosen if is_cpp(m) and m.id in ran}
+    if in_tree and binaries:
+        ok, output = scratch.build(binaries)  # the restored sources' binaries, not the mutants'
         if not ok:
             raise CannotJudge(EXIT_BUILD, "the restored checkout does not build:\n" + output)
     summary = summarise(records, len(equivalents))

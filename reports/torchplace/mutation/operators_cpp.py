@@ -25,6 +25,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable, List, Optional
 
+from torchplace.mutation import operators_cpp_slips as slips
+
 
 @dataclass(frozen=True)
 class Mutant:
@@ -174,12 +176,27 @@ def _matching_paren(masked: str, open_at: int) -> int:
     return -1
 
 
+def is_statement(masked: str, previous_code: str) -> bool:
+    """A whole one-line statement, not a declaration-looking or return line."""
+    stripped = masked.strip()
+    starts = previous_code.endswith((";", "{", "}", ":")) or previous_code == ""
+    return bool(
+        starts
+        and stripped.endswith(";")
+        and re.search(r"\w", stripped)
+        and not NOT_A_STATEMENT.match(masked)
+        and stripped.count("(") == stripped.count(")")
+    )
+
+
 def _line_mutants(
     path: str, number: int, line: str, masked: str, previous_code: str
 ) -> list[Mutant]:
     sites = []  # (operator, start, end, replacement)
     if masked.lstrip().startswith("#"):
         return []
+    slips = slips_of(line, masked)  # whole new lines
+    sites += [(operator, 0, len(line), new) for operator, new in slips]
     for operator, pattern, replacement in SIMPLE:
         for match in re.finditer(pattern, masked):
             sites.append((operator, match.start(), match.end(), replacement))
@@ -199,15 +216,7 @@ def _line_mutants(
     returned = re.match(r"^(\s*)return (.+);\s*$", masked)
     if returned and returned.group(2).strip() != "{}":
         sites.append(("return_value", 0, len(line), f"{returned.group(1)}return {{}};"))
-    stripped = masked.strip()
-    starts = previous_code.endswith((";", "{", "}", ":")) or previous_code == ""
-    if (
-        starts
-        and stripped.endswith(";")
-        and re.search(r"\w", stripped)
-        and not NOT_A_STATEMENT.match(masked)
-        and stripped.count("(") == stripped.count(")")
-    ):
+    if is_statement(masked, previous_code):
         sites.append(("delete_stmt", 0, len(line), ""))
     mutants: list[Mutant] = []
     seen: dict[str, int] = {}
@@ -244,6 +253,38 @@ def needed_macros(lines: List[str]) -> List[str]:
     return needs
 
 
+def slips_of(line: str, masked: str) -> list[tuple[str, str]]:
+    return (
+        slips.arg_swaps(line, masked)
+        + slips.loop_moves(line, masked)
+        + slips.aug_assigns(line, masked)
+    )
+
+
+def _file_slips(path: str, lines: List[str], masked: List[str], regexes: bool) -> list:
+    """The operators that need more than the line: regexes (in a file that holds them), a
+    family's neighbour, the statement above (dup_stmt)."""
+    found, previous_code, above = [], "", ""
+    for number, (line, mask) in enumerate(zip(lines, masked), start=1):
+        new_lines = slips.family_swaps(lines, number)
+        new_lines += slips.regex_edits(line, mask) if regexes else []
+        statement = not mask.lstrip().startswith("#") and is_statement(mask, previous_code)
+        if statement and above:
+            indent = line[: len(line) - len(line.lstrip())]
+            if above[: len(above) - len(above.lstrip())] == indent:
+                new_lines.append(("dup_stmt", above))
+        above = line if statement else ("" if mask.strip() else above)
+        if mask.strip() and not mask.lstrip().startswith("#"):
+            previous_code = mask.strip()
+        seen: dict[str, int] = {}
+        for operator, new in new_lines:
+            if new == line:  # the same class above, the same statement above
+                continue
+            seen[operator] = seen.get(operator, -1) + 1
+            found.append(Mutant(path, number, operator, seen[operator], line, new))
+    return found
+
+
 def mutants_of(path: str, text: str) -> list:
     """Every mutant of one C++ file, in line order, ids stable for an unchanged file."""
     lines, masked = text.split("\n"), code_mask(text)
@@ -255,6 +296,9 @@ def mutants_of(path: str, text: str) -> list:
         mutants += [replace(m, needs=needs[number - 1]) for m in found]
         if mask.strip() and not mask.lstrip().startswith("#"):
             previous_code = mask.strip()
+    more = _file_slips(path, lines, masked, slips.is_regex_file(text))
+    mutants += [replace(m, needs=needs[m.line - 1]) for m in more]
+    mutants.sort(key=lambda m: m.line)  # stable: each line's own order kept
     return stamp(mutants, lines, lambda number: "")
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any, Callable, Dict, List, Tuple
 from dataclasses import dataclass
 
+from torchplace.mutation import operators_py_slips as slips
 from torchplace.mutation.operators_cpp import Mutant, stamp
 
 COMPARE_FLIPS = {
@@ -139,16 +140,25 @@ def mutants_of(path: str, text: str) -> list:
             parents[id(child)] = parent
     lines = text.split("\n")
     sites = []
+    patterns = slips.regex_constants(tree)
     for node in ast.walk(tree):
         if not hasattr(node, "lineno") or _is_docstring(node, parents):
             continue
+        variants: List[Tuple[str, ast.AST]] = []
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) not in patterns:
+                continue
+            variants = [(op, new) for op, _, new in slips.regex_sites(node)]
+        elif isinstance(node, ast.JoinedStr):
             continue
-        if isinstance(node, ast.JoinedStr):
-            continue
-        variants = list(_expression_variants(node)) if isinstance(node, ast.expr) else []
+        elif isinstance(node, ast.expr):
+            variants = list(_expression_variants(node))
+            if isinstance(node, ast.Call):
+                variants += [(op, new) for op, _, new in slips.call_sites(node)]
         if isinstance(node, ast.stmt):
             variants = list(_statement_variants(node, parents))
+            more = slips.statement_sites(node, parents.get(id(node)))
+            variants += [(op, new) for op, _, new in more]
         for operator, mutated in variants:
             sites.append((node.lineno, node.col_offset, operator, node, mutated))
     fstrings = [

@@ -53,12 +53,37 @@ def discover(build_dir: Path, regex: str, exclude: str) -> List[PyTest]:
     listed = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
     tests = []
     for entry in listed["tests"]:
+        if not entry.get("command"):  # a gtest binary not built yet: CTest's placeholder
+            continue
         props = {p["name"]: p["value"] for p in entry.get("properties", [])}
         env = dict(os.environ)
         env.update(item.split("=", 1) for item in props.get("ENVIRONMENT", []))
+        for item in props.get("ENVIRONMENT_MODIFICATION", []):
+            modify(env, item)
         cwd = str(props.get("WORKING_DIRECTORY", build_dir))
         tests.append(PyTest(entry["name"], entry["command"], env, cwd))
     return tests
+
+
+def modify(env: Dict[str, str], item: str) -> None:
+    """One CTest ENVIRONMENT_MODIFICATION entry, `NAME=OP:VALUE` (CMake's test properties)."""
+    name, _, rest = item.partition("=")
+    op, _, value = rest.partition(":")
+    now = env.get(name, "")
+    glue = ";" if op.startswith("cmake_list") else os.pathsep
+    after = glue.join(p for p in (now, value) if p)
+    before = glue.join(p for p in (value, now) if p)
+    ops = {"set": value, "string_append": now + value, "string_prepend": value + now}
+    ops.update({"path_list_append": after, "cmake_list_append": after})
+    ops.update({"path_list_prepend": before, "cmake_list_prepend": before})
+    if op == "unset" or (op == "reset" and name not in os.environ):
+        env.pop(name, None)
+    elif op == "reset":  # the value before the test's modifications
+        env[name] = os.environ[name]
+    elif op in ops:
+        env[name] = ops[op]
+    else:
+        raise ValueError(f"ENVIRONMENT_MODIFICATION {item!r}: an operation this engine lacks")
 
 
 def tree_key(tree: Path, tests: List[PyTest]) -> str:
@@ -182,18 +207,24 @@ class KillSet:
             test.seconds = test.seconds or seconds
         return verdict == "pass", tail
 
-    def candidates(self, path: str, first: int, last: int) -> List[PyTest]:
-        """Tests that execute a line of path in [first, last] (all, where not traced)."""
+    def candidates(
+        self, path: str, first: int, last: int, allowed: Optional[Set[str]] = None
+    ) -> List[PyTest]:
+        """Tests that execute a line of path in [first, last] (all, where not traced), among
+        `allowed` (names; None: all)."""
         chosen = [
             t
             for t in self.tests
-            if not t.traced or any(first <= line <= last for line in t.lines.get(path, ()))
+            if (allowed is None or t.name in allowed)
+            and (not t.traced or any(first <= line <= last for line in t.lines.get(path, ())))
         ]
         return sorted(chosen, key=lambda t: t.seconds / (1 + self.kills[t.name]))
 
-    def try_mutant(self, path: str, first: int, last: int, jobs: int) -> Tuple[str, str, str]:
+    def try_mutant(
+        self, path: str, first: int, last: int, jobs: int, allowed: Optional[Set[str]] = None
+    ) -> Tuple[str, str, str]:
         """(killed|timeout|survived, detail, the test that killed it or "")."""
-        chosen = self.candidates(path, first, last)
+        chosen = self.candidates(path, first, last, allowed)
         if not chosen:
             return "survived", f"no test of its kill set executes {path}:{first}-{last}", ""
         ended = run_tests(chosen, jobs, lambda t: max(60.0, 6 * t.seconds), True)

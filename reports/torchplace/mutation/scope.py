@@ -1,67 +1,146 @@
-"""What the generated mutants cover (issue 26), and, per file, the tests that can kill them.
+"""What the generated mutants cover (issues 26, 45): every C++ and Python source file the tree
+tracks (git ls-files), less the ones reports/torchplace/mutation/scope_excluded names, each with
+a one-line reason; and, per file, the tests that can kill its mutants, by rule.
 
-C++: (gtest filter of torchplace_harness_tests), the unit tests of that file's code; the binary is
-rebuilt in the scratch copy (with it the runner probe, a dependency). The scenario cells are left
-out of the kill sets: rebuilding torchplace_scenarios costs minutes a mutant on a 2-core runner,
-and the unit tests alone must show each fix's claims (the catalogue's hand-written mutations keep
-the scenario cells' kill sets).
-Python: a CTest regex over the scratch build's tests (CTest runs them with PYTHONPATH set to the
-scratch copy's reports/). The gate's calibration tool (gate/calibrate.py) is out of scope: it
-measures a machine's false-positive rate by hand (reports/README.md) and judges nothing in CI.
+C++: a kill set is (test binary, gtest filter). By folder: harness/sim/ -> the Sim* suites of
+torchplace_harness_tests; scenarios/<name>.cpp -> that scenario's cells in torchplace_scenarios
+(every device this host runs); scenarios/transfers/ and harness/bench/ -> torchplace_transfer_tests;
+the rest of harness/ -> every test of torchplace_harness_tests. FILTERS narrows a file whose
+unit tests were mapped and measured (rebuilding and running all of them costs minutes).
+Python: the CTest tests that reach the file: a test's script (a .py or .sh file of the tree in
+its command, or the module of `-m`) names `torchplace.X` or `ci/torchplace`, and the modules
+they name, transitively (reach.py). KILL_EXCLUDE keeps out the tests that cannot judge a mutant.
 """
-CPP = {
-    "harness/fixes/batch_mover.h": "BatchMover.*:MapTensors.*",
-    "harness/fixes/map_tensors.h": "BatchMover.*:MapTensors.*",
-    "harness/fixes/follow_parameters.h": "ParameterDevice.*",
-    "harness/fixes/grad_scaler.h": "GradScaler.*",
-    "harness/fixes/prefetcher.h": "Prefetcher.*:MapTensors.*",
-    "harness/internal/expected_error.cpp": "ExpectedError.*:RunnerEndToEnd.*",
-    "harness/internal/cell_runner.cpp": "RunnerEndToEnd.*:ExpectedError.*",
-    "harness/sim/fallback.cpp": "Sim*",  # Sim, SimDevices, SimExemptions, SimTransferLog
-    "harness/error_class.cpp": (
-        "MessageFamilies.*:MessageCorpus.*:StickyCudaErrors.*:CoreMessage.*:"
-        "GuideTable/ClassifyTest.*:ErrorClassNames.*:SourceFamilies.*"
-    ),
-    "harness/numeric.h": "ExpectClose.*",
-}
-CPP_BINARY = "torchplace_harness_tests"
-# The test sources of each C++ file in scope: every suite they define must be in its kill set
-# (CTest mutation.kill_sets); a suite added and left out judged none of its file's mutants.
-_T = "harness/tests/"
-_SIM_PARTS = ("", "_devices", "_exemptions", "_cuda_rules", "_kernels")
-_SIM_TESTS = tuple(_T + f"sim{part}_test.cpp" for part in _SIM_PARTS)
-_RUNNER_TESTS = (_T + "expected_error_test.cpp", _T + "runner_end_to_end_test.cpp")
-CPP_TEST_FILES = {
-    "harness/fixes/batch_mover.h": (_T + "batch_mover_test.cpp",),
-    "harness/fixes/map_tensors.h": (_T + "batch_mover_test.cpp",),
-    "harness/fixes/follow_parameters.h": (_T + "follow_parameters_test.cpp",),
-    "harness/fixes/grad_scaler.h": (_T + "grad_scaler_test.cpp",),
-    "harness/fixes/prefetcher.h": (_T + "prefetcher_test.cpp",),
-    "harness/internal/expected_error.cpp": _RUNNER_TESTS,
-    "harness/internal/cell_runner.cpp": _RUNNER_TESTS,
-    "harness/sim/fallback.cpp": _SIM_TESTS + (_T + "sim_transfer_log_test.cpp",),
-    "harness/error_class.cpp": (_T + "error_class_test.cpp", _T + "message_corpus_test.cpp"),
-    "harness/numeric.h": (_T + "numeric_test.cpp",),
-}
+import fnmatch
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, List, Tuple
 
-# (CTest -R, CTest -E). Out: gate.speed_mutations and gate.behaviour_mutations, mutation checks
-# of their own that plant fixed texts in a copy of the gate and fail when a text is not found, so
-# a mutant on such a line would be "killed" by the text's absence, not by a test of behaviour;
-# gate.extra_work_share times benchmarks, not the gate.
-GATE_TESTS = (r"^gate\.", r"^gate\.(speed_mutations|behaviour_mutations|extra_work_share)$")
-MATRIX_TESTS = (
-    r"^matrix\.(merge_and_gate|command_line|gate_rules|fan_out|kills|kills_cli|unit|unit_inputs)$",
-    "",
-)
-PYTHON = {
-    "reports/torchplace/gate/behaviour.py": GATE_TESTS,
-    "reports/torchplace/gate/cli.py": GATE_TESTS,
-    "reports/torchplace/gate/interleave.py": GATE_TESTS,
-    "reports/torchplace/gate/policy.py": GATE_TESTS,
-    "reports/torchplace/gate/report.py": GATE_TESTS,
-    "reports/torchplace/gate/skips.py": GATE_TESTS,
-    "reports/torchplace/gate/speed.py": GATE_TESTS,
-    "reports/torchplace/gate/speed_input.py": GATE_TESTS,
-    "reports/torchplace/matrix/gate.py": MATRIX_TESTS,
-    "reports/torchplace/matrix/unit.py": MATRIX_TESTS,
+from torchplace.schema import ROOT
+
+EXCLUDED = Path(__file__).with_name("scope_excluded")
+SUFFIXES = (".cpp", ".h", ".inc", ".py")
+HARNESS_TESTS = "torchplace_harness_tests"
+# Each kill-set binary and its folder in the build.
+BINARIES = {
+    HARNESS_TESTS: "harness",
+    "torchplace_scenarios": "scenarios",
+    "torchplace_transfer_tests": "scenarios",
 }
+_T = "harness/tests/"
+_ERROR_CLASS = (
+    "MessageFamilies.*:MessageCorpus.*:StickyCudaErrors.*:CoreMessage.*:"
+    "GuideTable/ClassifyTest.*:ErrorClassNames.*:Category*:SourceFamilies.*"
+)
+# Files whose kill set is narrower than their folder's rule: (filter, its test sources). Every
+# gtest suite those sources define must be in the filter (CTest mutation.kill_sets).
+FILTERS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
+    "harness/fixes/batch_mover.h": ("BatchMover.*:MapTensors.*", (_T + "batch_mover_test.cpp",)),
+    "harness/fixes/map_tensors.h": ("BatchMover.*:MapTensors.*", (_T + "batch_mover_test.cpp",)),
+    "harness/fixes/follow_parameters.h": (
+        "ParameterDevice.*",
+        (_T + "follow_parameters_test.cpp",),
+    ),
+    "harness/fixes/grad_scaler.h": ("GradScaler.*", (_T + "grad_scaler_test.cpp",)),
+    "harness/fixes/prefetcher.h": ("Prefetcher.*:MapTensors.*", (_T + "prefetcher_test.cpp",)),
+    "harness/internal/expected_error.cpp": (
+        "ExpectedError.*:RunnerEndToEnd.*",
+        (_T + "expected_error_test.cpp", _T + "runner_end_to_end_test.cpp"),
+    ),
+    "harness/error_class.cpp": (
+        _ERROR_CLASS,
+        (_T + "error_class_test.cpp", _T + "message_corpus_test.cpp", _T + "category_test.cpp"),
+    ),
+    "harness/numeric.h": ("ExpectClose.*", (_T + "numeric_test.cpp",)),
+}
+FILTERS["harness/message_families.cpp"] = FILTERS["harness/error_class.cpp"]
+FILTERS["harness/other_families.cpp"] = FILTERS["harness/error_class.cpp"]
+FILTERS["harness/source_families.cpp"] = FILTERS["harness/error_class.cpp"]
+FILTERS["harness/error_class.h"] = FILTERS["harness/error_class.cpp"]
+# The harness's sim tests (sim_models_test.cpp is a binary of its own, a conformance test).
+SIM_TEST_FILES = tuple(
+    _T + f"sim{part}_test.cpp"
+    for part in ("", "_cuda_rules", "_devices", "_dtypes", "_exemptions", "_host_reads")
+) + (_T + "sim_kernels_test.cpp", _T + "sim_transfer_log_test.cpp")
+
+# Python tests that cannot judge a mutant, kept out of every kill set (CTest -E):
+#   gate.speed_mutations, gate.behaviour_mutations, mutation.texts, gpu_runner.mutations: checks
+#     that plant fixed texts and fail when a text is not found (a kill by text, not behaviour);
+#   lint.*: they judge formatting, and a mutant's replacement text is not formatted;
+#   gate.extra_work_share: times benchmarks; conformance.* but .rules, sim.vs_cuda_verdicts,
+#   (a CMake regex: no lookahead)
+#   downstream.package: minutes each (op_db, torchvision, a downstream build) or CUDA only;
+#   gate.own_cells: it judges the files the scenario cells of the last CTest run left (a CTest
+#   fixture the engine does not run), not a run of its own; mutation.*: the engine's own tests
+#   (the engine is out of scope), minutes under tracing.
+KILL_EXCLUDE = (
+    r"^(gate\.(speed_mutations|behaviour_mutations|extra_work_share)|mutation\.texts|"
+    r"gpu_runner\.mutations|lint\..*|conformance\.(environment|ops|modules|models.*)|"
+    r"sim\.vs_cuda_verdicts|"
+    r"downstream\.package|gate\.own_cells|mutation\..*)$"
+)
+
+
+@lru_cache(maxsize=None)
+def exclusions() -> Tuple[Tuple[str, str], ...]:
+    """(glob, reason) from scope_excluded: `GLOB  reason` a line (# comments, blank lines)."""
+    found = []
+    for number, line in enumerate(EXCLUDED.read_text().splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        glob, _, reason = line.strip().partition(" ")
+        if not reason.strip():
+            raise ValueError(f"{EXCLUDED.name}:{number}: {glob} has no reason")
+        found.append((glob, reason.strip()))
+    return tuple(found)
+
+
+def excluded_by(path: str) -> str:
+    """The reason `path` is out of scope, or ""."""
+    return next((why for glob, why in exclusions() if fnmatch.fnmatchcase(path, glob)), "")
+
+
+@lru_cache(maxsize=None)
+def tree_sources() -> Tuple[str, ...]:
+    """Every tracked C++ and Python source of the tree."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True
+    ).stdout.decode()
+    return tuple(sorted(p for p in listed.split("\0") if p.endswith(SUFFIXES)))
+
+
+def cpp_kill_set(path: str) -> Tuple[str, str]:
+    """(binary, gtest filter) by folder, FILTERS first."""
+    if path in FILTERS:
+        return HARNESS_TESTS, FILTERS[path][0]
+    if path.startswith("harness/sim/"):
+        return HARNESS_TESTS, "Sim*"
+    if path.startswith(("scenarios/transfers/", "harness/bench/")):
+        return "torchplace_transfer_tests", "*"
+    if path.startswith("scenarios/"):
+        return "torchplace_scenarios", f"{Path(path).stem}.*"
+    return HARNESS_TESTS, "*"
+
+
+def cpp_test_files(path: str) -> Tuple[str, ...]:
+    """The test sources whose every suite the file's filter must select ("*" selects all)."""
+    if path in FILTERS:
+        return FILTERS[path][1]
+    return SIM_TEST_FILES if cpp_kill_set(path)[1] == "Sim*" else ()
+
+
+def _split() -> Tuple[Dict[str, Tuple[str, str]], List[str]]:
+    cpp, py = {}, []
+    for path in tree_sources():
+        if excluded_by(path):
+            continue
+        if path.endswith(".py"):
+            py.append(path)
+        else:
+            cpp[path] = cpp_kill_set(path)
+    return cpp, py
+
+
+CPP, _PY = _split()
+PYTHON = {path: ("reach", path) for path in _PY}  # kill set resolved at run time (reach.py)

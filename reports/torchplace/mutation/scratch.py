@@ -8,14 +8,21 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from torchplace.mutation import operators_cpp, operators_py, pytests, scope
+from torchplace.mutation import operators_cpp, operators_py, pytests, reach, scope
 from torchplace.mutation.operators_cpp import Mutant
 from torchplace.mutation.run import CannotJudge, configure, run_group, sync_tree
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, ROOT
 
-FIRST_GUESS_S = {"cpp": 120.0, "py": 30.0}  # one mutant, until one of its kind was timed
+# One mutant's seconds by kind (its kill set's binary, or py), until one of its kind was timed:
+# a rebuild of the binary's unity batch and a link, then its kill set (ci/mutation/README.md).
+FIRST_GUESS_S = {
+    "py": 30.0,
+    scope.HARNESS_TESTS: 120.0,
+    "torchplace_transfer_tests": 120.0,
+    "torchplace_scenarios": 240.0,
+}
 BUILD_TIMEOUT_S = 900  # one rebuild on a loaded 2-core runner
 BASELINE_TIMEOUT_S = 3600  # the unmutated test binary from nothing (measured past 900 s under load)
 TEST_TIMEOUT_S = 180  # the kill set of one mutant
@@ -63,38 +70,34 @@ class Scratch:
         sync_tree(self.tree)
         configure(self.tree, self.build_dir)
 
-    def build(self, timeout_s: float = BUILD_TIMEOUT_S) -> Tuple[bool, str]:
-        """(ok, output tail); a build past its deadline (seconds) is not ok."""
-        args = [
-            "cmake",
-            "--build",
-            str(self.build_dir),
-            "-j",
-            str(self.jobs),
-            "--target",
-            scope.CPP_BINARY,
-        ]
+    def build(
+        self, binaries: Iterable[str], timeout_s: float = BUILD_TIMEOUT_S
+    ) -> Tuple[bool, str]:
+        """(ok, output tail) of building these kill-set binaries; past the deadline: not ok."""
+        args = ["cmake", "--build", str(self.build_dir), "-j", str(self.jobs), "--target"]
+        args += sorted(set(binaries))
         try:
             code, output = run_group(args, timeout_s)
         except subprocess.TimeoutExpired:
             return False, f"build timed out after {timeout_s:.0f} s"
         return code == 0, output[-6000:]
 
-    def defines(self, macro: str) -> bool:
+    def defines(self, macro: str, binary: str = scope.HARNESS_TESTS) -> bool:
         """Whether the kill-set binary is compiled with `macro` on (-DNAME=1 or -DNAME in its
         flags.make): a mutant in `#if NAME` code is judged only then."""
-        flags = self.build_dir / "harness" / "CMakeFiles" / f"{scope.CPP_BINARY}.dir" / "flags.make"
+        folder = self.build_dir / scope.BINARIES[binary] / "CMakeFiles"
+        flags = folder / f"{binary}.dir" / "flags.make"
         if not flags.is_file():
             raise CannotJudge(EXIT_ENV, f"{flags}: not found, cannot tell whether {macro} is on")
         words = flags.read_text().split()
         return any(w in (f"-D{macro}", f"-D{macro}=1") for w in words)
 
-    def gtest(self, pattern: str) -> Tuple[str, str]:
+    def gtest(self, binary: str, pattern: str) -> Tuple[str, str]:
         """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test)."""
         report = Path(tempfile.gettempdir()) / f"torchplace-generated-{os.getpid()}.json"
         report.unlink(missing_ok=True)
-        binary = self.build_dir / "harness" / scope.CPP_BINARY
-        command = [str(binary), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
+        program = self.build_dir / scope.BINARIES[binary] / binary
+        command = [str(program), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=TEST_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -117,6 +120,13 @@ class Scratch:
         """The kill set's tests, each seen passing unmutated, timed and traced (cached)."""
         if kill not in self.kill_sets:
             tests = pytests.discover(self.build_dir, *kill)
+            # a test that reaches no Python file in scope (a gtest cell, a benchmark's shell
+            # script) judges no Python mutant
+            tests = [
+                t
+                for t in tests
+                if set(scope.PYTHON) & reach.reached_files(tuple(t.command), self.tree)
+            ]
             if not tests:
                 raise CannotJudge(EXIT_ENV, f"the kill set {kill} names no CTest test")
             name = hashlib.sha256(repr(kill).encode()).hexdigest()[:12]
@@ -174,25 +184,35 @@ TESTS_OVERRIDE: Optional[str] = None  # --tests: a CTest regex for every Python 
 
 
 def kill_set(mutant: Mutant) -> Any:
+    """C++: ("gtest", binary, filter). Python: ("ctest", -R, -E), every test that can judge a
+    mutant (scope.KILL_EXCLUDE), of which a mutant runs those that reach its file (reached)."""
     if is_cpp(mutant):
-        return scope.CPP[mutant.path]
-    return (TESTS_OVERRIDE, "") if TESTS_OVERRIDE else scope.PYTHON[mutant.path]
+        return ("gtest",) + scope.CPP[mutant.path]
+    return ("ctest", TESTS_OVERRIDE or ".", "" if TESTS_OVERRIDE else scope.KILL_EXCLUDE)
+
+
+def reached(tests: List[pytests.PyTest], path: str, tree: Path) -> Set[str]:
+    """The names of the tests whose scripts reach `path` (reach.py); all of them for --tests."""
+    if TESTS_OVERRIDE:
+        return {test.name for test in tests}
+    return {test.name for test in tests if path in reach.reached_files(tuple(test.command), tree)}
 
 
 def baseline(scratch: Scratch, mutants: list) -> None:
     """Every kill set the mutants use runs at least one test and passes unmutated."""
-    if any(is_cpp(mutant) for mutant in mutants):
-        ok, output = scratch.build(BASELINE_TIMEOUT_S)
+    binaries = {kill_set(mutant)[1] for mutant in mutants if is_cpp(mutant)}
+    if binaries:
+        ok, output = scratch.build(binaries, BASELINE_TIMEOUT_S)
         if not ok:
             raise CannotJudge(EXIT_BUILD, "the unmutated scratch copy does not build:\n" + output)
     for kill in sorted({kill_set(mutant) for mutant in mutants}, key=str):
-        if not isinstance(kill, str):
-            tests = scratch.python_kill_set(kill).tests
+        if kill[0] == "ctest":
+            tests = scratch.python_kill_set(kill[1:]).tests
             traced = sum(test.traced for test in tests)
             how = "each killer run unmutated first" if scratch.lazy else "pass unmutated"
             log(f"baseline {kill}: {len(tests)} test(s), {how}, {traced} traced")
             continue
-        verdict, detail = scratch.gtest(kill)
+        verdict, detail = scratch.gtest(*kill[1:])
         if verdict != "pass":
             raise CannotJudge(
                 EXIT_ENV,
@@ -210,26 +230,31 @@ def try_mutant(scratch: Scratch, mutant: Mutant) -> dict:
     killer = ""
     try:
         if is_cpp(mutant):
-            ok, output = scratch.build()
+            ok, output = scratch.build([kill_set(mutant)[1]])
             if not ok:
                 status = "timeout" if "timed out" in output else "build_failure"
                 return {"status": status, "detail": output[-400:]}
-            verdict, detail = scratch.gtest(kill_set(mutant))
+            verdict, detail = scratch.gtest(*kill_set(mutant)[1:])
             # "empty": every selected test skipped, which CI shows as no failure either
             status = {"fail": "killed", "pass": "survived", "timeout": "timeout"}.get(
                 verdict, "survived"
             )
         else:
             assert isinstance(mutant, operators_py.PyMutant)  # every mutant outside scope.CPP
-            status, detail, killer = scratch.python_kill_set(kill_set(mutant)).try_mutant(
-                mutant.path, mutant.stmt_line, mutant.stmt_end, scratch.jobs
+            kills = scratch.python_kill_set(kill_set(mutant)[1:])
+            status, detail, killer = kills.try_mutant(
+                mutant.path,
+                mutant.stmt_line,
+                mutant.stmt_end,
+                scratch.jobs,
+                reached(kills.tests, mutant.path, scratch.tree),
             )
     finally:
         path.write_text(pristine)
         log(f"{mutant.id} done in {time.monotonic() - started:.0f} s")
-    kills = scratch.kill_sets.get(kill_set(mutant))
-    if killer and kills is not None and killer not in kills.verified:
-        passed, output = kills.verify(killer, scratch.jobs)
+    known = scratch.kill_sets.get(kill_set(mutant)[1:])
+    if killer and known is not None and killer not in known.verified:
+        passed, output = known.verify(killer, scratch.jobs)
         if not passed:
             raise CannotJudge(EXIT_ENV, f"unmutated, {killer} fails too: {output[-400:]}")
     return {"status": status, "detail": detail, "seconds": round(time.monotonic() - started, 1)}
