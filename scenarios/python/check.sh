@@ -7,7 +7,9 @@
 # Exit: the gate's (0 held, 2 a regression, 3 cannot judge); 3 too when pytest could not run.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-source "$here/../../ci/lib/common.sh"
+given_path="${PYTHONPATH-}"
+source "$here/../../ci/lib/common.sh"  # the exit codes; its PYTHONPATH (this checkout) is not
+export PYTHONPATH="$given_path"         # wanted: PYTHON's installed torchplace runs, or the caller's
 [[ $# -eq 2 ]] || { echo "usage: check.sh PYTHON OUT_DIR" >&2; exit "$TP_EXIT_USAGE"; }
 python="$1" out="$2"
 mkdir -p "$out" || exit "$TP_EXIT_ENV"
