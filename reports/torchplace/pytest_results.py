@@ -39,7 +39,7 @@ def devices_of(item: Any) -> Optional[str]:
     return None
 
 
-def expectation(item: Any, devices: str) -> Dict[str, Any]:
+def expectation(item: Any) -> Dict[str, Any]:
     marker = item.get_closest_marker(MARKER)
     if marker is None:
         return {"outcome": "success", "error_class": None, "category": "passed"}
@@ -71,7 +71,7 @@ def cell(item: Any, report: Any, error: Optional[BaseException], classify: Calla
     devices = devices_of(item) or "device=cpu"
     scenario = item.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
     case = item.originalname.removeprefix("test_")
-    expected = expectation(item, devices)
+    expected = expectation(item)
     if report.skipped:
         reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
         reason = reason.removeprefix("Skipped: ")
