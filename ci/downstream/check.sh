@@ -9,8 +9,8 @@
 # removes both fixes from the model in a copy and expects that gate to fail (exit 2) naming both
 # fixed cells; adds one .item() to the training step in another copy and expects its transfer
 # budget (toy/budget.cpp, on sim:0) to fail naming _local_scalar_dense, and the gate to exit 2;
-# finally builds the example again with torchplace taken by FetchContent from this
-# source tree.
+# finally configures the example with torchplace taken by FetchContent from this source tree
+# and builds its production target.
 # Exit: 0 all held; 1 a step failed (named on stderr).
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -42,7 +42,8 @@ CMAKE
     ${torch_dir:+-DTorch_DIR="$torch_dir"} "$@" >"$scratch/$name.log" 2>&1
 }
 
-# build_example <source> <build>: configure against the installed package only, then build.
+# build_example <source> <build> [target...]: configure against the installed package only, then
+# build (the targets given, else all).
 # The LibTorch the package was built with (a Torch_DIR given to that build) goes along; the
 # generator is fixed because the link-line check below reads Unix Makefiles' link.txt.
 torch_dir=$(sed -n 's/^Torch_DIR:PATH=//p' "$build/CMakeCache.txt")
@@ -50,7 +51,10 @@ build_example() {
   cmake -S "$1" -B "$2" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
     ${torch_dir:+-DTorch_DIR="$torch_dir"} >"$2.log" 2>&1 ||
     fail "configure $1 against the installed package (see $2.log)"
-  cmake --build "$2" -j "$(nproc)" >>"$2.log" 2>&1 || fail "build $1 (see $2.log)"
+  local source=$1 dir=$2 target targets=()
+  shift 2
+  for target in "$@"; do targets+=(--target "$target"); done
+  cmake --build "$dir" -j "$(nproc)" "${targets[@]}" >>"$dir.log" 2>&1 || fail "build $source (see $dir.log)"
 }
 
 step "the exported targets name no library by this machine's path (a relocatable prefix)"
@@ -162,7 +166,7 @@ sed -i -e 's/? tp::fixes::to_device(batch, device)/? Batch{batch.data.to(device)
   -e 's/if (register_weights) class_weights = /if ((false)) class_weights = /' "$model"
 [[ $(grep -c 'Batch{batch.data.to(device), batch.target}\|if ((false))' "$model") == 3 ]] ||
   fail "the mutation no longer applies to toy/model.h; update check.sh"
-build_example "$scratch/mutant-src" "$scratch/mutant"
+build_example "$scratch/mutant-src" "$scratch/mutant" toy_scenarios
 status=0
 "$tp" run --suite "$scratch/mutant/toy_scenarios" --out "$scratch/mutant-out" >&2 || true
 "$tp" gate --results "$scratch/mutant-out" --expectations "$here/expectations.json" \
@@ -181,7 +185,7 @@ model="$scratch/item-src/toy/model.h"
 sed -i 's|^  loss.backward();$|  (void)loss.item<double>();  // one more read of the loss\n  loss.backward();|' "$model"
 [[ $(grep -c '(void)loss.item<double>();' "$model") == 1 ]] ||
   fail "the .item() mutation no longer applies to toy/model.h; update check.sh"
-build_example "$scratch/item-src" "$scratch/item"
+build_example "$scratch/item-src" "$scratch/item" toy_scenarios
 ! "$scratch/item/toy_scenarios" --gtest_filter='toy_budget.*sim0*' >"$scratch/item-cell.log" 2>&1 ||
   fail "toy_budget passed with one more .item() in the step (see $scratch/item-cell.log)"
 grep -q "over budget: .*_local_scalar_dense" "$scratch/item-cell.log" ||
@@ -196,17 +200,20 @@ grep -q "toy_budget/device=sim:0" "$scratch/item-gate/gate.json" &&
   grep -q "_local_scalar_dense" "$scratch/item-gate/gate.json" ||
   fail "the gate did not report toy_budget/device=sim:0 naming _local_scalar_dense (see $scratch/item-gate/gate.json)"
 
-# FetchContent: the same example with torchplace built from this source tree as a subproject;
-# only the package's targets come with it (no harness tests among the example's tests).
+# FetchContent: the same example with torchplace taken from this source tree as a subproject:
+# configured (only the package's targets come with it, no harness tests), and its production
+# target built and run (the fixes are headers; the harness's sources are the ones installed above).
 step "FetchContent: the example with torchplace as a subproject"
 root=$(cd "$here/../.." && pwd)
 cmake -S "$here" -B "$scratch/fetch" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \
   -DTOY_TORCHPLACE_SOURCE="$root" ${torch_dir:+-DTorch_DIR="$torch_dir"} >"$scratch/fetch.log" 2>&1 ||
   fail "configure with FetchContent (see $scratch/fetch.log)"
-cmake --build "$scratch/fetch" -j "$(nproc)" --target toy_scenarios toy_train >>"$scratch/fetch.log" 2>&1 ||
-  fail "build with FetchContent (see $scratch/fetch.log)"
-if cmake --build "$scratch/fetch" --target help | grep -q torchplace_harness_tests; then
+fetch_targets=$(cmake --build "$scratch/fetch" --target help)
+grep -qw toy_scenarios <<<"$fetch_targets" && grep -qw torchplace_harness <<<"$fetch_targets" ||
+  fail "FetchContent did not define toy_scenarios and torchplace_harness"
+! grep -qw torchplace_harness_tests <<<"$fetch_targets" ||
   fail "FetchContent brought the harness's own tests into the example"
-fi
-"$scratch/fetch/toy_scenarios" --gtest_brief=1 >&2 || fail "toy_scenarios built with FetchContent"
+cmake --build "$scratch/fetch" -j "$(nproc)" --target toy_train >>"$scratch/fetch.log" 2>&1 ||
+  fail "build toy_train with FetchContent (see $scratch/fetch.log)"
+"$scratch/fetch/toy_train" cpu >&2 || fail "toy_train built with FetchContent"
 step "ok: installed package builds the example, its gate passes, and fails without the fixes; FetchContent builds it too"

@@ -14,6 +14,7 @@ says what to install), 64 bad arguments.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -25,8 +26,10 @@ from torchplace import schema
 DEBIAN_PYTHON = "/usr/bin/python3"
 
 
-def run(argv: List[str], what: str) -> None:
-    done = subprocess.run(argv, stdout=sys.stderr, stderr=sys.stderr)
+def run(argv: List[str], what: str, path: str = "") -> None:
+    """argv, its output on stderr; `path` first on PATH (the venv's ninja for the sim's build)."""
+    env = dict(os.environ, PATH=f"{path}:{os.environ.get('PATH', '')}") if path else None
+    done = subprocess.run(argv, stdout=sys.stderr, stderr=sys.stderr, env=env)
     if done.returncode != 0:
         raise schema.InputError(f"{what} failed (exit {done.returncode}): {' '.join(argv)}")
 
@@ -72,11 +75,13 @@ def make(folder: Path, torch: str, packages: List[str]) -> Path:
     run(
         pip
         + ["expecttest", "pytest", *packages]
-        + ([f"torch=={torch}", "numpy", "wheel"] if torch else []),
+        + ([f"torch=={torch}", "numpy", "wheel", "ninja"] if torch else []),
         "pip install",
     )
     if torch:
-        run(pip + ["--no-build-isolation", str(schema.ROOT)], "installing torchplace into it")
+        # With ninja on PATH, torch's BuildExtension compiles the sim's files in parallel.
+        bin_dir = str(folder / "bin")
+        run(pip + ["--no-build-isolation", str(schema.ROOT)], "installing torchplace into it", bin_dir)
         stamp.write_text(checkout_stamp())
     return python
 
