@@ -81,7 +81,11 @@ def make(folder: Path, torch: str, packages: List[str]) -> Path:
     if torch:
         # With ninja on PATH, torch's BuildExtension compiles the sim's files in parallel.
         bin_dir = str(folder / "bin")
-        run(pip + ["--no-build-isolation", str(schema.ROOT)], "installing torchplace into it", bin_dir)
+        run(
+            pip + ["--no-build-isolation", str(schema.ROOT)],
+            "installing torchplace into it",
+            bin_dir,
+        )
         stamp.write_text(checkout_stamp())
     return python
 
