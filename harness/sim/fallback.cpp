@@ -295,8 +295,8 @@ void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 }
 
 void register_fallback_kernel(const std::string& qualified) {
-  static auto* aten = new torch::Library(torch::Library::IMPL, "aten",
-                                         c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
+  static auto* aten =
+      new torch::Library(torch::Library::IMPL, "aten", sim_key(), __FILE__, __LINE__);
   static auto* registered = new std::set<std::string>();  // enable() runs once: no lock
   if (registered->insert(qualified).second)
     aten->impl(qualified.c_str(), torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
