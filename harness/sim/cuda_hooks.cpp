@@ -8,6 +8,7 @@
 #include <ATen/detail/CUDAHooksInterface.h>
 
 #include <memory>
+#include <utility>
 
 #include "sim_internal.h"
 
@@ -25,7 +26,10 @@ struct CudaHooks final : at::CUDAHooksInterface {
   bool isBuilt() const { return true; }
   int getNumGPUs() const { return device_count(); }
   c10::DeviceIndex deviceCount() const { return static_cast<c10::DeviceIndex>(device_count()); }
-  int64_t current_device() const { return current_index(); }
+  // int64_t on 1.13.1, DeviceIndex on 2.x: whichever the version declares.
+  decltype(std::declval<const at::CUDAHooksInterface&>().current_device()) current_device() const {
+    return current_index();
+  }
   c10::DeviceIndex getCurrentDevice() const { return current_index(); }
   bool hasPrimaryContext(int64_t) const { return true; }
   bool hasPrimaryContext(c10::DeviceIndex) const { return true; }

@@ -112,11 +112,18 @@ bool is_cpu_scalar(const at::Tensor& tensor) {
   return tensor.defined() && tensor.device().is_cpu() && tensor.dim() == 0;
 }
 
+// The sim's own wrapper name; as CUDA, CUDA's (wrapper_addmm on 1.13, wrapper_CUDA_addmm on 2.x:
+// CUDA_RULES.md "Wrapper names and order").
+std::string wrapper_prefix() {
+  if (sim_type() != c10::DeviceType::CUDA) return "wrapper_SIM_";
+  return TP_SIM_AT_LEAST(2, 0) ? "wrapper_CUDA_" : "wrapper_";
+}
+
 class DeviceCheck {
  public:
   DeviceCheck(const c10::FunctionSchema& schema, bool cpu_scalars)
       : cpu_scalars_(cpu_scalars),
-        method_("wrapper_SIM_" + schema.name().substr(schema.name().find("::") + 2) +
+        method_(wrapper_prefix() + schema.name().substr(schema.name().find("::") + 2) +
                 (schema.overload_name().empty() ? "" : "_" + schema.overload_name())) {}
 
   // `written`: an in-place self or an out= argument, which CUDA's TensorIterator never takes as
