@@ -93,9 +93,9 @@ C10_REGISTER_GUARD_IMPL(PrivateUse1, PrivateUse1Guard);
 
 // As CUDA (enable_as_cuda): the device guard, which a CPU-only LibTorch leaves unregistered.
 void register_as_cuda() {
+  register_cuda_hooks();  // cuda_hooks.cpp: first, as it refuses (nothing registered then)
   static c10::impl::DeviceGuardImplRegistrar guard(c10::DeviceType::CUDA,
                                                    new Guard<c10::DeviceType::CUDA>());
-  register_cuda_hooks();  // cuda_hooks.cpp: first, as it refuses a LibTorch built with CUDA
 }
 
 }  // namespace
@@ -143,8 +143,8 @@ c10::DispatchKey sim_key(c10::DispatchKey key) {
 }
 
 void register_device(c10::DeviceType as) {
-  type.store(as);
   if (as == c10::DeviceType::CUDA) register_as_cuda();
+  type.store(as);
   count.store(count_from_environment());
   configure_device_memory();  // TORCHPLACE_SIM_HOST_READS, before the first allocation
   c10::SetAllocator(as, &allocator);
