@@ -35,8 +35,10 @@ struct CudaHooks final : at::CUDAHooksInterface {
   bool hasPrimaryContext(c10::DeviceIndex) const { return true; }
   // Where a pointer lives is not recorded: the current device, as the PrivateUse1 hooks say.
   at::Device getDeviceFromPtr(void*) const { return device(current_index()); }
-  bool isPinnedPtr(void*) const { return false; }
-  bool isPinnedPtr(const void*) const { return false; }
+#if TP_SIM_AT_LEAST(2, 1)  // pin_memory() asks the hooks (2.x); 1.13.1 has no kernel (README)
+  bool isPinnedPtr(const void* data) const { return is_pinned_address(data); }
+  at::Allocator* getPinnedMemoryAllocator() const { return pinned_allocator(); }
+#endif
   void deviceSynchronize(int64_t) const {}
   void deviceSynchronize(c10::DeviceIndex) const {}
   std::string showConfig() const { return "  - tp::sim as CUDA (simulated, CPU kernels)\n"; }

@@ -139,5 +139,10 @@ c10::DispatchKey sim_key(c10::DispatchKey key = c10::DispatchKey::PrivateUse1);
 void register_cuda_hooks();
 // The PrivateUse1 hooks interface (2.x; nothing before it existed).
 void register_hooks();
+#if TP_SIM_AT_LEAST(2, 1)
+// Pinned host memory (hooks.cpp): the allocator, and whether an address is in one of its blocks.
+at::Allocator* pinned_allocator();
+bool is_pinned_address(const void* data);
+#endif
 
 }  // namespace tp::sim::detail

@@ -86,6 +86,18 @@ TEST(SimAsCuda, TwoDevicesRaiseByIndex) {
   }
 }
 
+TEST(SimAsCuda, PinsMemoryFrom2_1) {
+#if TORCH_VERSION_MAJOR < 2
+  GTEST_SKIP() << "1.13.1's _pin_memory has CUDA and MPS kernels only (harness/sim/README.md)";
+#endif
+  const auto pageable = torch::arange(4, torch::kFloat);
+  const auto pinned = pageable.pin_memory();
+  EXPECT_FALSE(pageable.is_pinned());
+  EXPECT_TRUE(pinned.is_pinned());
+  EXPECT_TRUE(pinned.device().is_cpu());
+  EXPECT_TRUE(torch::equal(pinned.to(torch::kCUDA, /*non_blocking=*/true).cpu(), pageable));
+}
+
 TEST(SimAsCuda, LoadsToCuda) {
   const std::string path = ::testing::TempDir() + "sim_as_cuda_linear.pt";
   torch::manual_seed(0);
