@@ -1,18 +1,19 @@
 # `cmake --install <build> --prefix P` lays the package out as:
 #   P/include/torchplace/...            public headers (fixes/, sim/, bench/, the scenario API)
 #   P/lib/libtorchplace_*.a             the libraries
+#   P/lib/libtorchplace_sim_cuda.so     the sim as CUDA (harness/sim/README.md "As CUDA")
 #   P/lib/cmake/torchplace/             torchplaceConfig.cmake, the targets, TorchplaceHelpers.cmake
 #   P/share/torchplace/                 the torchplace command's scripts and Python package
 #   P/bin/torchplace                    the command (run / report / gate / explain on a user's own suite)
 #   P/share/torchplace/bin/torchplace_classify   the classifier explain runs
-# Components: "fixes" (torchplace::fixes, torchplace::sim; LibTorch only) and "harness"
+# Components: "fixes" (torchplace::fixes, torchplace::sim, torchplace::sim_cuda; LibTorch only) and "harness"
 # (torchplace::harness, ::gtest_main, ::bench, ::bench_main; also GoogleTest, Google Benchmark, nlohmann_json).
 include(CMakePackageConfigHelpers)
 set(_tp_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/torchplace)
 set(_tp_share_dir ${CMAKE_INSTALL_DATADIR}/torchplace)
 
-install(TARGETS torchplace_fixes torchplace_sim EXPORT torchplaceFixesTargets
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS torchplace_fixes torchplace_sim torchplace_sim_cuda EXPORT torchplaceFixesTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS torchplace_harness torchplace_harness_gtest_main torchplace_harness_bench
   torchplace_harness_bench_main
   EXPORT torchplaceHarnessTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})

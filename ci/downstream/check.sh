@@ -4,7 +4,8 @@
 # relocatable); checks that the exported targets name no absolute library path and that each
 # installed header compiles alone against the prefix (~1.5-3 min); builds the README's "Adding a
 # scenario" snippets verbatim as a project and runs its run/refresh/gate commands; builds this
-# example project against the installed package, runs its CTest tests, runs and gates its
+# example project against the installed package, runs its CTest tests and (LD_PRELOAD of the
+# installed libtorchplace_sim_cuda.so) its production toy_train's cuda path; runs and gates its
 # scenarios with the installed `torchplace` command and the example's own expectations, then
 # removes both fixes from the model in a copy and expects that gate to fail (exit 2) naming both
 # fixed cells; adds one .item() to the training step in another copy and expects its transfer
@@ -121,6 +122,15 @@ if grep -Eo 'gtest|gmock|benchmark|nlohmann' "$link" | sort -u | grep .; then
 fi
 ctest --test-dir "$scratch/build" --output-on-failure --no-tests=error >&2 ||
   fail "the example's own CTest tests"
+
+step "the installed sim as CUDA: toy_train's cuda path, unmodified, runs under LD_PRELOAD only"
+sim_cuda=$(find "$prefix" -name libtorchplace_sim_cuda.so | head -1)
+[[ -n $sim_cuda ]] || fail "no libtorchplace_sim_cuda.so installed under $prefix"
+! "$scratch/build/toy_train" cuda >"$scratch/as-cuda-plain.log" 2>&1 ||
+  fail "toy_train cuda ran without the sim on this CPU-only LibTorch: the check below proves nothing"
+LD_PRELOAD=$sim_cuda "$scratch/build/toy_train" cuda >"$scratch/as-cuda.log" 2>&1 ||
+  fail "toy_train cuda under LD_PRELOAD=$sim_cuda (see $scratch/as-cuda.log)"
+grep -q " on cuda$" "$scratch/as-cuda.log" || fail "toy_train did not train on cuda: $(cat "$scratch/as-cuda.log")"
 
 tp="$prefix/bin/torchplace"
 step "the installed explain: its classifier names a real message's class"

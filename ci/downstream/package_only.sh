@@ -13,7 +13,7 @@ source=$1 build=$2 torch_dir=${3:-}
 fail() { echo "package_only: FAIL: $*" >&2; exit 1; }
 # Every target of the package (cmake/TorchplaceInstall.cmake installs all but the Python sim).
 allowed="torchplace_classify torchplace_harness torchplace_harness_bench torchplace_harness_bench_main
-torchplace_harness_gtest_main torchplace_sim torchplace_sim_python"
+torchplace_harness_gtest_main torchplace_sim torchplace_sim_cuda torchplace_sim_python"
 
 rm -rf "$build"
 cmake -S "$source" -B "$build" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release \

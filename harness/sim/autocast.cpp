@@ -39,6 +39,7 @@ at::Tensor binary_cross_entropy_banned(const at::Tensor&, const at::Tensor&,
 }  // namespace
 
 void register_autocast() {
+  if (sim_type() == c10::DeviceType::CUDA) return;  // as CUDA, LibTorch's own AutocastCUDA applies
   using namespace at;  // the AT_FORALL_DIFFERENT_REDISPATCH_SIGNATURE list names Tensor, Scalar
   // Held for the life of the process, like the kernels' Library (kernels.cpp).
   static auto* fallthrough = new torch::Library(

@@ -90,18 +90,19 @@ torch::CppFunction boxed() {
 }  // namespace
 
 void register_cpu_copies() {
-  static auto* aten = new torch::Library(torch::Library::IMPL, "aten",
-                                         c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
+  static auto* aten =
+      new torch::Library(torch::Library::IMPL, "aten", sim_key(), __FILE__, __LINE__);
   aten->impl("convolution_overrideable", boxed<&convolution>());
   aten->impl("convolution_backward_overrideable", boxed<&convolution_backward>());
   register_fallback_kernel("linalg_eigvals.out");
-  static auto* sparse = new torch::Library(torch::Library::IMPL, "_",
-                                           c10::DispatchKey::SparsePrivateUse1, __FILE__, __LINE__);
+  static auto* sparse = new torch::Library(
+      torch::Library::IMPL, "_", sim_key(c10::DispatchKey::SparsePrivateUse1), __FILE__, __LINE__);
   sparse->fallback(boxed<&refuse_sparse>());
 #if TP_SIM_AT_LEAST(2, 6)  // compressed layouts per backend: in 2.6.0's DispatchKey.h, not 1.13.1's
   // (1.13.1 refuses a CSR tensor on privateuseone itself: "Unsupported device type")
-  static auto* compressed = new torch::Library(
-      torch::Library::IMPL, "_", c10::DispatchKey::SparseCsrPrivateUse1, __FILE__, __LINE__);
+  static auto* compressed =
+      new torch::Library(torch::Library::IMPL, "_", sim_key(c10::DispatchKey::SparseCsrPrivateUse1),
+                         __FILE__, __LINE__);
   compressed->fallback(boxed<&refuse_sparse>());
 #endif
 }

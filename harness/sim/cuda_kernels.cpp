@@ -76,10 +76,10 @@ void refuse_without_cuda_kernel(const c10::FunctionSchema& schema) {
   const std::string name =
       schema.name() + (schema.overload_name().empty() ? "" : "." + schema.overload_name());
   // LibTorch's own words for an operator without a kernel for the device (Dispatcher.cpp).
-  TORCH_CHECK_NOT_IMPLEMENTED(
-      no_cuda_kernel().count(name) == 0, "Could not run '", schema.name(),
-      "' with arguments from the 'PrivateUse1' backend. (tp::sim: LibTorch has no CUDA kernel "
-      "for it, native_functions.yaml, so a CUDA device refuses it too.)");
+  TORCH_CHECK_NOT_IMPLEMENTED(no_cuda_kernel().count(name) == 0, "Could not run '", schema.name(),
+                              "' with arguments from the '", c10::toString(sim_key()),
+                              "' backend. (tp::sim: LibTorch has no CUDA kernel "
+                              "for it, native_functions.yaml, so a CUDA device refuses it too.)");
 }
 
 void register_cuda_kernels() {

@@ -112,11 +112,18 @@ bool is_cpu_scalar(const at::Tensor& tensor) {
   return tensor.defined() && tensor.device().is_cpu() && tensor.dim() == 0;
 }
 
+// The sim's own wrapper name; as CUDA, CUDA's (wrapper_addmm on 1.13, wrapper_CUDA_addmm on 2.x:
+// CUDA_RULES.md "Wrapper names and order").
+std::string wrapper_prefix() {
+  if (sim_type() != c10::DeviceType::CUDA) return "wrapper_SIM_";
+  return TP_SIM_AT_LEAST(2, 0) ? "wrapper_CUDA_" : "wrapper_";
+}
+
 class DeviceCheck {
  public:
   DeviceCheck(const c10::FunctionSchema& schema, bool cpu_scalars)
       : cpu_scalars_(cpu_scalars),
-        method_("wrapper_SIM_" + schema.name().substr(schema.name().find("::") + 2) +
+        method_(wrapper_prefix() + schema.name().substr(schema.name().find("::") + 2) +
                 (schema.overload_name().empty() ? "" : "_" + schema.overload_name())) {}
 
   // `written`: an in-place self or an out= argument, which CUDA's TensorIterator never takes as
@@ -295,8 +302,8 @@ void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 }
 
 void register_fallback_kernel(const std::string& qualified) {
-  static auto* aten = new torch::Library(torch::Library::IMPL, "aten",
-                                         c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
+  static auto* aten =
+      new torch::Library(torch::Library::IMPL, "aten", sim_key(), __FILE__, __LINE__);
   static auto* registered = new std::set<std::string>();  // enable() runs once: no lock
   if (registered->insert(qualified).second)
     aten->impl(qualified.c_str(), torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());

@@ -37,6 +37,8 @@ void free_pinned(void* data) {
   std::free(data);
 }
 
+}  // namespace
+
 bool is_pinned_address(const void* data) {
   const auto* address = static_cast<const char*>(data);
   const std::lock_guard<std::mutex> lock(pinned_mutex);
@@ -45,6 +47,8 @@ bool is_pinned_address(const void* data) {
   --after;  // the block starting at or before the address
   return address < after->first + std::max<size_t>(after->second, 1);
 }
+
+namespace {
 
 struct PinnedAllocator final : c10::Allocator {
 #if TP_SIM_AT_LEAST(2, 3)
@@ -68,6 +72,15 @@ struct PinnedAllocator final : c10::Allocator {
 #endif
 };
 
+}  // namespace
+
+at::Allocator* pinned_allocator() {
+  static auto* allocator = new PinnedAllocator();
+  return allocator;
+}
+
+namespace {
+
 // The interface changes from version to version (2.1: two methods; 2.2+ derives from
 // AcceleratorHooksInterface; later ones add isAvailable, isBuilt, ...). These are declared
 // without `override` so that each overrides where the version has it and is inert where not.
@@ -90,10 +103,7 @@ struct Hooks final : at::PrivateUse1HooksInterface {
   }
   void init() const {}
   bool isPinnedPtr(const void* data) const { return is_pinned_address(data); }
-  at::Allocator* getPinnedMemoryAllocator() const {
-    static auto* allocator = new PinnedAllocator();
-    return allocator;
-  }
+  at::Allocator* getPinnedMemoryAllocator() const { return pinned_allocator(); }
   // torch::manual_seed seeds every registered device's generator: sim tensors live in CPU
   // memory and its kernels are the CPU's, so its generator is the CPU's.
   const at::Generator& getDefaultGenerator(c10::DeviceIndex) const {

@@ -21,15 +21,13 @@
 namespace tp::sim::detail {
 namespace {
 
-constexpr c10::DispatchKey kKey = c10::DispatchKey::PrivateUse1;
-
 at::Tensor empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
                  c10::optional<at::Layout> layout, c10::optional<at::Device> device,
                  c10::optional<bool> pin_memory, c10::optional<at::MemoryFormat> memory_format) {
   (void)layout, (void)pin_memory;
   const c10::OptionalDeviceGuard guard(device);  // the allocation's device, as CUDA's wrapper
-  return at::detail::empty_generic(size, c10::GetAllocator(c10::DeviceType::PrivateUse1),
-                                   c10::DispatchKeySet(kKey), c10::dtype_or_default(dtype),
+  return at::detail::empty_generic(size, c10::GetAllocator(sim_type()),
+                                   c10::DispatchKeySet(sim_key()), c10::dtype_or_default(dtype),
                                    memory_format);
 }
 
@@ -38,9 +36,9 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride,
                          c10::optional<at::Device> device, c10::optional<bool> pin_memory) {
   (void)layout, (void)pin_memory;
   const c10::OptionalDeviceGuard guard(device);
-  return at::detail::empty_strided_generic(size, stride,
-                                           c10::GetAllocator(c10::DeviceType::PrivateUse1),
-                                           c10::DispatchKeySet(kKey), c10::dtype_or_default(dtype));
+  return at::detail::empty_strided_generic(size, stride, c10::GetAllocator(sim_type()),
+                                           c10::DispatchKeySet(sim_key()),
+                                           c10::dtype_or_default(dtype));
 }
 
 // A CPU tensor over the same memory (both devices keep their bytes in host memory, the sim's
@@ -130,6 +128,14 @@ at::Tensor& set_storage(at::Tensor& self, c10::Storage source, int64_t offset, a
   return at::native::set_storage_cpu_(self, std::move(source), offset, size, stride);
 }
 
+// copy_ itself, as CUDA: LibTorch's copy_ takes CUDA for its own and calls CUDA's copy kernel,
+// which a CPU-only build lacks (copy_impl, aten/src/ATen/native/Copy.cpp:100-102 and :252 in
+// 1.13.1): "copy_" must not reach it. The PrivateUse1 sim is reached through _copy_from.
+at::Tensor& copy_as_cuda(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
+  if (!self.is_same(src)) copy_from(src, self, non_blocking);
+  return self;
+}
+
 at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
   resize_on_own_device(dst, self.sizes(), c10::nullopt);
   return copy_from(self, dst, false);
@@ -148,7 +154,8 @@ bool compatible_shallow_copy(const at::Tensor& self, const at::Tensor& from) {
 
 void register_kernels() {
   // Held for the life of the process: the registrations end when a Library is destroyed.
-  static auto* aten = new torch::Library(torch::Library::IMPL, "aten", kKey, __FILE__, __LINE__);
+  static auto* aten =
+      new torch::Library(torch::Library::IMPL, "aten", sim_key(), __FILE__, __LINE__);
   aten->impl("empty.memory_format", TORCH_FN(empty));
   aten->impl("empty_strided", TORCH_FN(empty_strided));
   aten->impl("_copy_from", TORCH_FN(copy_from));
@@ -162,10 +169,12 @@ void register_kernels() {
   aten->impl("set_.source_Storage", TORCH_FN(at::native::set_));
   aten->impl("set_.source_Storage_storage_offset", TORCH_FN(set_storage));
   aten->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
+  if (sim_type() == c10::DeviceType::CUDA) aten->impl("copy_", TORCH_FN(copy_as_cuda));
   register_as_called();
   // A query, not differentiable; 1.13 finds no kernel for it under AutogradPrivateUse1 otherwise.
-  static auto* autograd = new torch::Library(
-      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
+  static auto* autograd =
+      new torch::Library(torch::Library::IMPL, "aten",
+                         sim_key(c10::DispatchKey::AutogradPrivateUse1), __FILE__, __LINE__);
   autograd->impl("_has_compatible_shallow_copy_type", TORCH_FN(compatible_shallow_copy));
   // A copy of a conjugate or negative view resolves its bit itself (host_alias): LibTorch's
   // fallbacks for those bits would clone it first, and a clone copies through _copy_from again,
@@ -187,12 +196,14 @@ void register_kernels() {
   // every autograd key but the PrivateUse ones ("Could not run 'torchvision::nms' with arguments
   // from the 'AutogradPrivateUse1' backend"), leaving it to the device: here. 2.x has its own.
   auto& dispatcher = c10::Dispatcher::singleton();
-  if (!dispatcher.hasBackendFallbackForDispatchKey(c10::DispatchKey::AutogradPrivateUse1)) {
-    static auto* through = new torch::Library(
-        torch::Library::IMPL, "_", c10::DispatchKey::AutogradPrivateUse1, __FILE__, __LINE__);
+  if (!dispatcher.hasBackendFallbackForDispatchKey(
+          sim_key(c10::DispatchKey::AutogradPrivateUse1))) {
+    static auto* through =
+        new torch::Library(torch::Library::IMPL, "_",
+                           sim_key(c10::DispatchKey::AutogradPrivateUse1), __FILE__, __LINE__);
     through->fallback(torch::CppFunction::makeFallthrough());
   }
-  static auto* all = new torch::Library(torch::Library::IMPL, "_", kKey, __FILE__, __LINE__);
+  static auto* all = new torch::Library(torch::Library::IMPL, "_", sim_key(), __FILE__, __LINE__);
   all->fallback(torch::CppFunction::makeFromBoxedFunction<&checked_fallback>());
 }
 

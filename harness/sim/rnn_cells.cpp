@@ -82,8 +82,8 @@ void gru_cell_backward(const c10::OperatorHandle& op, torch::jit::Stack* stack) 
 }  // namespace
 
 void register_rnn_cells() {
-  static auto* aten = new torch::Library(torch::Library::IMPL, "aten",
-                                         c10::DispatchKey::PrivateUse1, __FILE__, __LINE__);
+  static auto* aten =
+      new torch::Library(torch::Library::IMPL, "aten", sim_key(), __FILE__, __LINE__);
   aten->impl("_thnn_fused_lstm_cell", torch::CppFunction::makeFromBoxedFunction<&lstm_cell>());
   aten->impl("_thnn_fused_lstm_cell_backward_impl",
              torch::CppFunction::makeFromBoxedFunction<&lstm_cell_backward>());

@@ -14,14 +14,15 @@ namespace tp::sim {
 namespace detail {
 namespace {
 
-constexpr c10::DeviceType kType = c10::DeviceType::PrivateUse1;
 constexpr int kMaxDevices = 16;
 constexpr int kDefaultDevices = 2;
 
 std::atomic<int> count{kDefaultDevices};
+// PrivateUse1, or CUDA after enable_as_cuda(): set once, before anything is registered.
+std::atomic<c10::DeviceType> type{c10::DeviceType::PrivateUse1};
 thread_local c10::DeviceIndex current = 0;  // this thread's current device, as CUDA keeps one
 
-c10::Device at_index(c10::DeviceIndex index) { return c10::Device(kType, index); }
+c10::Device at_index(c10::DeviceIndex index) { return c10::Device(type.load(), index); }
 
 // Host memory (guarded_memory.cpp: behind an address that host code cannot read), tagged with
 // the current simulated device (the kernels that allocate set it first with a device guard, as
@@ -45,7 +46,8 @@ struct HostAllocator final : c10::Allocator {
 };
 
 // N devices, a current one per thread, no streams: every stream is its device's default
-// stream, events are no-ops.
+// stream, events are no-ops. One per device type it answers for.
+template <c10::DeviceType kType>
 struct Guard final : c10::impl::DeviceGuardImplInterface {
   c10::DeviceType type() const override { return kType; }
   c10::Device exchangeDevice(c10::Device device) const override {
@@ -53,7 +55,7 @@ struct Guard final : c10::impl::DeviceGuardImplInterface {
     setDevice(device);
     return previous;
   }
-  c10::Device getDevice() const override { return at_index(current_index()); }
+  c10::Device getDevice() const override { return c10::Device(kType, current_index()); }
   void setDevice(c10::Device device) const override { set_current_index(device.index()); }
   void uncheckedSetDevice(c10::Device device) const noexcept override {
     if (device.index() >= 0 && device.index() < count.load()) current = device.index();
@@ -86,7 +88,15 @@ int count_from_environment() {
 }
 
 HostAllocator allocator;
-C10_REGISTER_GUARD_IMPL(PrivateUse1, Guard);
+using PrivateUse1Guard = Guard<c10::DeviceType::PrivateUse1>;
+C10_REGISTER_GUARD_IMPL(PrivateUse1, PrivateUse1Guard);
+
+// As CUDA (enable_as_cuda): the device guard, which a CPU-only LibTorch leaves unregistered.
+void register_as_cuda() {
+  register_cuda_hooks();  // cuda_hooks.cpp: first, as it refuses (nothing registered then)
+  static c10::impl::DeviceGuardImplRegistrar guard(c10::DeviceType::CUDA,
+                                                   new Guard<c10::DeviceType::CUDA>());
+}
 
 }  // namespace
 
@@ -112,10 +122,33 @@ bool checks_enabled() {
   return enabled;
 }
 
-void register_device() {
+c10::DeviceType sim_type() { return type.load(); }
+
+c10::DispatchKey sim_key(c10::DispatchKey key) {
+  if (type.load() != c10::DeviceType::CUDA) return key;
+  switch (key) {
+    case c10::DispatchKey::PrivateUse1:
+      return c10::DispatchKey::CUDA;
+    case c10::DispatchKey::AutogradPrivateUse1:
+      return c10::DispatchKey::AutogradCUDA;
+    case c10::DispatchKey::SparsePrivateUse1:
+      return c10::DispatchKey::SparseCUDA;
+#if TP_SIM_AT_LEAST(2, 6)
+    case c10::DispatchKey::SparseCsrPrivateUse1:
+      return c10::DispatchKey::SparseCsrCUDA;
+#endif
+    default:
+      TORCH_CHECK(false, "tp::sim: no CUDA counterpart for ", c10::toString(key));
+  }
+}
+
+void register_device(c10::DeviceType as) {
+  if (as == c10::DeviceType::CUDA) register_as_cuda();
+  type.store(as);
   count.store(count_from_environment());
   configure_device_memory();  // TORCHPLACE_SIM_HOST_READS, before the first allocation
-  c10::SetAllocator(kType, &allocator);
+  c10::SetAllocator(as, &allocator);
+  if (as == c10::DeviceType::CUDA) return;  // no PrivateUse1 backend: one accelerator, CUDA
 #if TP_SIM_AT_LEAST(2, 0)
   c10::register_privateuse1_backend("sim");
 #endif
@@ -124,17 +157,29 @@ void register_device() {
 
 }  // namespace detail
 
-void enable() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    detail::register_device();
-    detail::register_kernels();
-    detail::register_cpu_copies();
-    detail::register_cuda_kernels();
-    detail::register_rnn_cells();
-    detail::register_attention();
-    detail::register_autocast();
-  });
+namespace {
+
+std::once_flag once;
+
+void register_all(c10::DeviceType as) {
+  detail::register_device(as);
+  detail::register_kernels();
+  detail::register_cpu_copies();
+  detail::register_cuda_kernels();
+  detail::register_rnn_cells();
+  detail::register_attention();
+  detail::register_autocast();
+}
+
+}  // namespace
+
+void enable() { std::call_once(once, register_all, c10::DeviceType::PrivateUse1); }
+
+void enable_as_cuda() {
+  std::call_once(once, register_all, c10::DeviceType::CUDA);
+  TORCH_CHECK(detail::sim_type() == c10::DeviceType::CUDA,
+              "tp::sim::enable_as_cuda: tp::sim::enable() ran first, and the sim is PrivateUse1 "
+              "for the rest of the process; call enable_as_cuda() before anything else");
 }
 
 torch::Device device(int index) {
@@ -155,7 +200,7 @@ void set_device_count(int devices) {
   detail::count.store(devices);
 }
 
-bool is_sim(const torch::Device& device) { return device.type() == detail::kType; }
+bool is_sim(const torch::Device& device) { return device.type() == detail::sim_type(); }
 
 std::string label(const torch::Device& device) {
   if (!is_sim(device)) return device.str();

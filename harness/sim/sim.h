@@ -27,6 +27,14 @@ namespace tp::sim {
 // fallback and (2.x) its name and hooks. Safe to call from several threads and many times.
 void enable();
 
+// Like enable(), but the sim answers as CUDA, for a program's CUDA path run unmodified on a
+// CPU-only LibTorch: its tensors are cuda:0 .. cuda:N-1, torch::cuda::is_available() is true and
+// device_count() is N, and messages say cuda:0 (README.md "As CUDA"). Call it before anything
+// asks about CUDA (the first answer LibTorch gets is kept) and instead of enable(); loading the
+// shared library torchplace_sim_cuda (linked, or LD_PRELOAD) calls it. Refuses a LibTorch built
+// with CUDA, and a process where enable() ran first.
+void enable_as_cuda();
+
 // The simulated device `index` (privateuseone:index); device() is index 0. Calls enable().
 // An index >= device_count() is refused (c10::Error naming it), never aliased to another.
 torch::Device device(int index = 0);

@@ -128,9 +128,21 @@ void register_cpu_copies();
 void register_attention();
 // CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).
 void register_autocast();
-// Allocator, device guard, name and (2.x) hooks.
-void register_device();
+// Allocator, device guard, name and (2.x) hooks, for device type `as` (PrivateUse1, or CUDA).
+void register_device(c10::DeviceType as);
+// The device type the sim answers for (PrivateUse1 unless enable_as_cuda chose CUDA), and the
+// dispatch key that stands for `key` (one of the PrivateUse1 keys) there: itself, or CUDA's.
+c10::DeviceType sim_type();
+c10::DispatchKey sim_key(c10::DispatchKey key = c10::DispatchKey::PrivateUse1);
+// CUDA's hooks (cuda_hooks.cpp), so that torch::cuda::is_available() and device_count() answer for
+// the sim; refuses a LibTorch built with CUDA, and a process that read CUDA's hooks already.
+void register_cuda_hooks();
 // The PrivateUse1 hooks interface (2.x; nothing before it existed).
 void register_hooks();
+#if TP_SIM_AT_LEAST(2, 1)
+// Pinned host memory (hooks.cpp): the allocator, and whether an address is in one of its blocks.
+at::Allocator* pinned_allocator();
+bool is_pinned_address(const void* data);
+#endif
 
 }  // namespace tp::sim::detail
