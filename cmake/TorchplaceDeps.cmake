@@ -6,6 +6,8 @@
 #   Torch_VERSION            from TorchConfigVersion.cmake
 #   TORCHPLACE_WITH_C10D_GLOO ON when the ddp scenario can run: LibTorch's torch_cpu target
 #                            defines USE_C10D_GLOO and the Gloo headers are found (libgloo-dev)
+#   TORCHPLACE_WITH_LIBDW    ON when elfutils' libdw is found (pkg-config; Debian libdw-dev):
+#                            PkgConfig::TP_LIBDW, the user's file:line in the sim's messages
 
 find_package(Torch QUIET)
 if(NOT Torch_FOUND)
@@ -49,6 +51,16 @@ if(TARGET torch_cpu)
   endif()
 endif()
 
+# Optional: without it the sim names the user's function where it can, not the line.
+set(TORCHPLACE_WITH_LIBDW OFF)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(TP_LIBDW QUIET IMPORTED_TARGET GLOBAL libdw)
+  if(TP_LIBDW_FOUND)
+    set(TORCHPLACE_WITH_LIBDW ON)
+  endif()
+endif()
+
 find_package(GTest REQUIRED)
 find_package(benchmark REQUIRED)
 find_package(nlohmann_json 3.9 REQUIRED)
@@ -56,6 +68,7 @@ include(GoogleTest)
 
 message(STATUS "torchplace: LibTorch ${Torch_VERSION}, C++${TORCHPLACE_CXX_STANDARD}, "
                "CUDA ${TORCHPLACE_WITH_CUDA}, c10d Gloo ${TORCHPLACE_WITH_C10D_GLOO}, "
+               "libdw ${TORCHPLACE_WITH_LIBDW}, "
                "Google Benchmark ${benchmark_VERSION}")
 
 # The Python for the report, gate and matrix tests: see the end of TorchplaceHelpers.cmake.

@@ -13,9 +13,10 @@ readonly TP_ROOT
 # The Python package (reports/torchplace): every tool runs as `python3 -m torchplace.<module>`
 # (the matrix's plumbing records steps with torchplace.run_record).
 export PYTHONPATH="$TP_ROOT/reports${PYTHONPATH:+:$PYTHONPATH}"
-# Debian packages the suite needs: build, tests, benchmarks, report and gate.
+# Debian packages the suite needs: build, tests, benchmarks, report and gate (libdw-dev and
+# pkgconf: the user's file:line in the sim's messages, harness/sim/README.md).
 readonly TP_APT_PACKAGES="cmake g++ make libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev \
-nlohmann-json3-dev python3-matplotlib python3-scipy libgloo-dev"
+nlohmann-json3-dev python3-matplotlib python3-scipy libgloo-dev libdw-dev pkgconf"
 # And for `test` on the host only (not in the matrix roots): the lint label's tools and the gates'
 # property tests, so that CI runs those checks instead of skipping them (exit 77).
 readonly TP_CHECK_PACKAGES="clang-format shellcheck black flake8 mypy python3-hypothesis \

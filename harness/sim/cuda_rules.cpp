@@ -105,6 +105,7 @@ IteratorRule parse(const std::string& verdict) {
 struct Operand {
   at::Tensor tensor;
   bool is_output;
+  std::string argument;  // its name in the schema
 };
 
 std::vector<Operand> operands_of(const c10::FunctionSchema& schema,
@@ -117,14 +118,15 @@ std::vector<Operand> operands_of(const c10::FunctionSchema& schema,
     if (!value.isTensor()) continue;  // lists, scalars, None: not an iterator's operand
     const auto* alias = arguments[index].alias_info();
     const bool written = alias != nullptr && alias->isWrite();
-    if (written) outputs.push_back({value.toTensor(), true});
-    if (!arguments[index].is_out()) inputs.push_back({value.toTensor(), false});
+    const std::string& name = arguments[index].name();
+    if (written) outputs.push_back({value.toTensor(), true, name});
+    if (!arguments[index].is_out()) inputs.push_back({value.toTensor(), false, name});
   }
   // A functional form (a structured operator's own kernel, as for mse_loss) writes into outputs
   // its iterator makes: operands still, undefined here, ahead of the inputs.
   if (outputs.empty()) {
     for (const c10::Argument& result : schema.returns()) {
-      if (result.alias_info() == nullptr) outputs.push_back({at::Tensor(), true});
+      if (result.alias_info() == nullptr) outputs.push_back({at::Tensor(), true, result.name()});
     }
   }
   outputs.insert(outputs.end(), inputs.begin(), inputs.end());
@@ -182,20 +184,29 @@ c10::optional<c10::Device> check_iterator(const c10::FunctionSchema& schema,
   const IteratorRule verdict = rule.rule;
   const bool allow = verdict == IteratorRule::kAccept || verdict == IteratorRule::kKernel;
   c10::optional<size_t> scalar;
-  for (size_t index = 0; index < operands.size(); ++index) {
-    const at::Tensor& tensor = operands[index].tensor;
-    if (!tensor.defined()) continue;
-    if (allow && !operands[index].is_output && tensor.dim() == 0 && tensor.device().is_cpu()) {
-      TORCH_CHECK(!scalar, "Trying to pass too many CPU scalars to non-CPU kernel!");
-      scalar = index;
-    } else if (tensor.device() != *common) {
-      TORCH_CHECK(false,
-                  "Expected all tensors to be on the same device, but found at least two "
-                  "devices, ",
-                  *common, " and ", tensor.device(), "!");
+  std::string refused;  // the argument named after CUDA's message, which names none
+  try {
+    for (size_t index = 0; index < operands.size(); ++index) {
+      const at::Tensor& tensor = operands[index].tensor;
+      if (!tensor.defined()) continue;
+      refused = operands[index].argument;
+      if (allow && !operands[index].is_output && tensor.dim() == 0 && tensor.device().is_cpu()) {
+        TORCH_CHECK(!scalar, "Trying to pass too many CPU scalars to non-CPU kernel!");
+        scalar = index;
+      } else if (tensor.device() != *common) {
+        TORCH_CHECK(false,
+                    "Expected all tensors to be on the same device, but found at least two "
+                    "devices, ",
+                    *common, " and ", tensor.device(), "!");
+      }
     }
+    if (scalar) refused = operands[*scalar].argument;
+    if (scalar && verdict == IteratorRule::kKernel)
+      kernel_refuses(rule.launcher, *scalar, c10::kCPU);
+  } catch (c10::Error& error) {
+    add_place(error, schema, refused);
+    throw;
   }
-  if (scalar && verdict == IteratorRule::kKernel) kernel_refuses(rule.launcher, *scalar, c10::kCPU);
   return common;
 }
 

@@ -252,11 +252,8 @@ std::vector<std::pair<at::Tensor, at::Tensor>> hidden_writes_to_cpu(
   return written;
 }
 
-}  // namespace
-
-c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
+c10::optional<c10::Device> check_as_cuda(const c10::FunctionSchema& schema,
                                          const torch::jit::Stack& stack) {
-  ++calls;
   const Rule rule = rule_of(schema);
   if (!checks_enabled()) return DeviceCheck(schema, false).common();
   c10::optional<c10::Device> common;
@@ -272,6 +269,19 @@ c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
   }
   check_own(schema, stack);  // the kernel's own, after the wrapper's
   return common;
+}
+
+}  // namespace
+
+c10::optional<c10::Device> check_devices(const c10::FunctionSchema& schema,
+                                         const torch::jit::Stack& stack) {
+  ++calls;
+  try {
+    return check_as_cuda(schema, stack);
+  } catch (c10::Error& error) {
+    add_place(error, schema, "");  // after LibTorch's text: the operator, the user's line
+    throw;
+  }
 }
 
 // A factory function's `device=` (triu_indices and the like have no tensor argument to go by).

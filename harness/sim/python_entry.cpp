@@ -32,6 +32,7 @@ extern "C" {
 // torchplace_sim_error().
 __attribute__((visibility("default"))) int torchplace_sim_enable() noexcept {
   try {
+    tp::sim::detail::set_user_frames(false);  // Python's traceback gives the line
     tp::sim::enable();
     return 0;
   } catch (const std::exception& error) {

@@ -5,9 +5,13 @@
 #include <torch/library.h>
 #include <torch/version.h>
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "sim.h"
+#include "transfer_log.h"
 
 // True when the LibTorch built against is major.minor or newer.
 #define TP_SIM_AT_LEAST(major, minor) \
@@ -46,6 +50,36 @@ struct FallbackScope {
   FallbackScope& operator=(const FallbackScope&) = delete;
 };
 bool in_fallback_scope();  // on this thread
+
+// Where in the user's code (user_frame.cpp, symbolize.cpp; README "Where it happened"): the first
+// frame outside LibTorch, the C and C++ runtimes, GoogleTest and torchplace.
+constexpr int kMaxStackFrames = 64;  // the walk's cap
+struct Frame {
+  std::string function;  // "toy::train_step", "" when unknown
+  std::string file;      // "" without debug information
+  int line = 0;
+};
+// An address's frames, innermost (inlined) first.
+std::vector<Frame> symbolize(void* pc);
+// The calling thread's return addresses (backtrace()); none while frames are off.
+std::vector<void*> capture_stack();
+// The first user frame of a stack: "at train.cpp:42 in toy::train_step", "in toy::train_step"
+// (no debug information), "" (none found); of the calling thread's stack, without one.
+std::string user_frame(const std::vector<void*>& stack);
+std::string user_frame();
+// Off in a Python process (python_entry.cpp): its traceback gives the line.
+void set_user_frames(bool enabled);
+bool user_frames_enabled();
+// Appends to a sim check's error, once (c10::Error's context, printed on its line): the operator
+// and `argument` unless the message names them ("in method"), then user_frame().
+void add_place(c10::Error& error, const c10::FunctionSchema& schema, const std::string& argument);
+
+// The transfer log's call sites (call_sites.cpp): event -> stack -> count, symbolized; and the
+// text summary() gives an event's sites ("" when none has a user frame), after `lead`.
+using EventStacks = std::map<std::string, std::map<std::vector<void*>, std::int64_t>>;
+std::vector<CallSite> call_sites_of(const EventStacks& stacks);
+std::string sites_text(const std::vector<CallSite>& sites, const std::string& event,
+                       const std::string& lead);
 
 // False only under the mutation TORCHPLACE_SIM_MUTATION=no_device_check (ci mutation script).
 bool checks_enabled();

@@ -18,6 +18,9 @@ namespace tp::sim {
 struct TransferSink {
   mutable std::mutex mutex;
   TransferCounts counts;
+  // event (a sync_operators() key, or h2d, d2h, d2d) -> the stack it came from -> how many: the
+  // addresses only, symbolized by call_sites().
+  detail::EventStacks stacks;
 };
 
 namespace detail {
@@ -38,15 +41,30 @@ Direction direction_of(const at::Tensor& src, const at::Tensor& dst) {
   return Direction::kNone;
 }
 
-// Adds one event to every live log.
+// Adds one event to every live log, with the stack it came from under each of `events`.
 template <typename Add>
-void to_every_log(Add add) {
+void to_every_log(Add add, const std::vector<void*>& stack, std::vector<const char*> events) {
   if (live_count.load() == 0) return;
   const std::lock_guard<std::mutex> registry(registry_mutex);
   for (const auto& sink : *live) {
     const std::lock_guard<std::mutex> lock(sink->mutex);
     add(sink->counts);
+    for (const char* event : events) ++sink->stacks[event][stack];
   }
+}
+
+const char* direction_name(Direction direction) {
+  switch (direction) {
+    case Direction::kHostToDevice:
+      return "h2d";
+    case Direction::kDeviceToHost:
+      return "d2h";
+    case Direction::kDeviceToDevice:
+      return "d2d";
+    case Direction::kNone:
+      break;
+  }
+  return "";
 }
 
 void add_copy(CopyCount& count, std::int64_t bytes, bool non_blocking) {
@@ -89,10 +107,10 @@ FallbackScope::~FallbackScope() { --fallback_depth; }
 bool in_fallback_scope() { return fallback_depth > 0; }
 
 void record_copy(const at::Tensor& src, const at::Tensor& dst, bool non_blocking) {
-  if (fallback_depth > 0) return;
+  if (fallback_depth > 0 || live_count.load() == 0) return;
   const Direction direction = direction_of(src, dst);
   const std::int64_t bytes = static_cast<std::int64_t>(src.numel()) * src.element_size();
-  to_every_log([&](TransferCounts& counts) {
+  const auto add = [&](TransferCounts& counts) {
     switch (direction) {
       case Direction::kHostToDevice:
         add_copy(counts.host_to_device, bytes, non_blocking);
@@ -108,14 +126,20 @@ void record_copy(const at::Tensor& src, const at::Tensor& dst, bool non_blocking
       case Direction::kNone:
         break;
     }
-  });
+  };
+  if (direction == Direction::kNone) return;
+  std::vector<const char*> events{direction_name(direction)};  // where each came from
+  if (!non_blocking && direction != Direction::kDeviceToDevice)
+    events.push_back(direction == Direction::kHostToDevice ? "copy_to_device" : "copy_to_host");
+  to_every_log(add, capture_stack(), events);
 }
 
 void record_operator(const c10::FunctionSchema& schema, const torch::jit::Stack& stack) {
   if (fallback_depth > 0 || live_count.load() == 0) return;
   const std::string sync = sync_of(schema, stack);
   if (sync.empty()) return;
-  to_every_log([&](TransferCounts& counts) { ++counts.syncs[sync]; });
+  to_every_log([&](TransferCounts& counts) { ++counts.syncs[sync]; }, capture_stack(),
+               {sync.c_str()});
 }
 
 }  // namespace detail
@@ -165,18 +189,32 @@ std::int64_t TransferLog::syncs(const std::string& op) const {
   return found == all.end() ? 0 : found->second;
 }
 
+std::vector<CallSite> TransferLog::call_sites() const {
+  detail::EventStacks stacks;
+  {
+    const std::lock_guard<std::mutex> lock(sink_->mutex);
+    stacks = sink_->stacks;
+  }
+  return detail::call_sites_of(stacks);
+}
+
 std::string TransferLog::summary() const {
   const TransferCounts all = counts();
+  const std::vector<CallSite> sites = call_sites();
   std::ostringstream out;
   const auto direction = [&](const char* name, const CopyCount& count) {
     out << name << " " << count.copies << " copies " << count.bytes << " B (" << count.non_blocking
-        << " non_blocking); ";
+        << " non_blocking" << detail::sites_text(sites, name, "; ") << "); ";
   };
   direction("h2d", all.host_to_device);
   direction("d2h", all.device_to_host);
   direction("d2d", all.device_to_device);
   out << "syncs:";
-  for (const auto& [op, count] : all.syncs) out << " " << count << " x " << op;
+  for (const auto& [op, count] : all.syncs) {
+    out << " " << count << " x " << op;
+    const std::string where = detail::sites_text(sites, op, "");
+    if (!where.empty()) out << " (" << where << ")";
+  }
   if (all.syncs.empty()) out << " none";
   return out.str();
 }

@@ -32,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tp::sim {
 
@@ -52,6 +53,14 @@ struct TransferCounts {
   std::map<std::string, std::int64_t> syncs;  // operator -> forced synchronisations
 };
 
+// Where a log's events came from (TransferLog::call_sites()).
+struct CallSite {
+  std::string event;  // a sync_operators() key, or "h2d", "d2h", "d2d" (a copy)
+  std::string call;   // as a user writes it: ".item()", ".to(device)", ".cpu()", "x[mask]"...
+  std::string where;  // "at train.cpp:42 in toy::train_step" (-g), "in toy::train_step", or ""
+  std::int64_t count = 0;
+};
+
 class TransferLog {
  public:
   TransferLog();
@@ -70,7 +79,12 @@ class TransferLog {
   std::int64_t syncs(const std::string& op) const;
   std::map<std::string, std::int64_t> syncs_by_operator() const;
   TransferCounts counts() const;
-  // "h2d 2 copies 96 B (2 non_blocking); d2h 0 copies 0 B; d2d 0 copies 0 B; syncs: none".
+  // The first frame of the user's code (outside LibTorch, the runtimes, GoogleTest and
+  // torchplace) of each event, by event and place: symbolized here, not while recording.
+  std::vector<CallSite> call_sites() const;
+  // "h2d 2 copies 96 B (0 non_blocking; .to(device) at train.cpp:40 in toy::train_step); d2h 0
+  // copies 0 B (0 non_blocking); d2d 0 copies 0 B (0 non_blocking); syncs: 2 x copy_to_device
+  // (.to(device) at train.cpp:40 in toy::train_step)", each site's count where there are several.
   std::string summary() const;
 
  private:

@@ -1,0 +1,116 @@
+// Where the sim says a mistake or a transfer happened (sim/user_frame.cpp, sim/README.md "Where
+// it happened"): the user's file:line after LibTorch's own text, and in the transfer log's
+// summary. This file is compiled with -g (harness/CMakeLists.txt), as a user's -g build: its
+// functions below stand for the user's code, each noting the line of its call with __LINE__.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <string>
+
+#include <torchplace/error_class.h>
+#include <torchplace/sim/sim.h>
+#include <torchplace/sim/transfer_log.h>
+
+namespace sim_where_test {
+namespace {
+
+int call_line = 0;  // the line of the last call below
+
+// The user's mistakes and transfers, each in a function of its own (noinline: a frame).
+__attribute__((noinline)) void mm_with_cpu_weight(const torch::Tensor& on_device) {
+  call_line = __LINE__, (void)torch::mm(on_device, torch::ones({3, 3}));
+}
+
+__attribute__((noinline)) void add_cpu_tensor(torch::Tensor& out, const torch::Tensor& on_device) {
+  call_line = __LINE__, (void)torch::add_out(out, on_device, torch::ones({3, 3}));
+}
+
+__attribute__((noinline)) float read_loss(const torch::Tensor& on_device) {
+  float value = 0;
+  call_line = __LINE__, value = on_device.sum().item<float>();
+  return value;
+}
+
+__attribute__((noinline)) torch::Tensor move_batch(const torch::Tensor& host) {
+  torch::Tensor moved;
+  call_line = __LINE__, moved = host.to(tp::sim::device());
+  return moved;
+}
+
+// The message a call raises, with the sim's context (what_without_backtrace: LibTorch's text,
+// then " (<context>)"), and LibTorch's text alone (msg()).
+struct Raised {
+  std::string full;
+  std::string libtorch;
+};
+
+template <typename Body>
+Raised raised_by(Body body) {
+  try {
+    body();
+  } catch (const c10::Error& error) {
+    return {error.what_without_backtrace(), error.msg()};
+  }
+  return {};
+}
+
+std::string here(int line) { return std::string(__FILE__) + ":" + std::to_string(line); }
+
+TEST(SimWhere, MismatchNamesTheUsersLine) {
+  const torch::Tensor on_device = torch::randn({3, 3}, tp::sim::device());
+  const Raised raised = raised_by([&] { mm_with_cpu_weight(on_device); });
+  ASSERT_FALSE(raised.libtorch.empty()) << "mm of sim:0 and cpu did not raise";
+  // LibTorch's text first and unchanged; the wrapper's names the argument: only the place added.
+  EXPECT_EQ(raised.full.rfind(raised.libtorch, 0), 0u) << raised.full;
+  EXPECT_EQ(raised.full.substr(raised.libtorch.size()),
+            " (at " + here(call_line) +
+                " in sim_where_test::(anonymous namespace)::"
+                "mm_with_cpu_weight)")
+      << raised.full;
+  EXPECT_EQ(tp::name_of(tp::classify(raised.full)), "DeviceMismatch") << raised.full;
+}
+
+TEST(SimWhere, IteratorMismatchNamesOperatorArgumentAndLine) {
+  const torch::Tensor on_device = torch::randn({3, 3}, tp::sim::device());
+  torch::Tensor out = torch::empty({3, 3}, tp::sim::device());
+  const Raised raised = raised_by([&] { add_cpu_tensor(out, on_device); });
+  ASSERT_FALSE(raised.libtorch.empty()) << "add_out of sim:0 and cpu did not raise";
+  EXPECT_EQ(raised.full.rfind(raised.libtorch, 0), 0u) << raised.full;
+  const std::string added = raised.full.substr(raised.libtorch.size());
+  EXPECT_EQ(added.rfind(" (operator aten::add", 0), 0u) << raised.full;
+  EXPECT_NE(added.find(", argument 'other', at " + here(call_line) + " in "), std::string::npos)
+      << raised.full;
+  EXPECT_EQ(tp::name_of(tp::classify(raised.full)), "DeviceMismatch") << raised.full;
+}
+
+TEST(SimWhere, TransferLogNamesItemAtItsLine) {
+  const torch::Tensor on_device = torch::randn({3, 3}, tp::sim::device());
+  tp::sim::TransferLog log;
+  read_loss(on_device);
+  read_loss(on_device);
+  const int item_line = call_line;
+  log.stop();
+  ASSERT_EQ(log.syncs("_local_scalar_dense"), 2) << log.summary();
+  const std::string site = ".item() at " + here(item_line) + " in sim_where_test::";
+  EXPECT_NE(log.summary().find("2 x _local_scalar_dense (" + site), std::string::npos)
+      << log.summary();
+  const auto sites = log.call_sites();
+  ASSERT_EQ(sites.size(), 1u) << log.summary();
+  EXPECT_EQ(sites[0].event, "_local_scalar_dense");
+  EXPECT_EQ(sites[0].count, 2);
+}
+
+TEST(SimWhere, TransferLogNamesACopyAtItsLine) {
+  const torch::Tensor host = torch::randn({3, 3});
+  tp::sim::TransferLog log;
+  move_batch(host);
+  log.stop();
+  ASSERT_EQ(log.host_to_device().copies, 1) << log.summary();
+  const std::string site = ".to(device) at " + here(call_line) + " in sim_where_test::";
+  EXPECT_NE(log.summary().find("h2d 1 copies 36 B (0 non_blocking; " + site), std::string::npos)
+      << log.summary();
+  EXPECT_NE(log.summary().find("1 x copy_to_device (" + site), std::string::npos) << log.summary();
+}
+
+}  // namespace
+}  // namespace sim_where_test
