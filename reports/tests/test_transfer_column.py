@@ -1,11 +1,20 @@
 #!/usr/bin/env python3
 """The report's per-step transfer counts beside each cell (issue 32): the text made from a
-cell's transfer.* metrics (torchplace.report.transfer_budget) and its column in "All cells".
-The cells here are synthetic, made below, never recorded from a run."""
+cell's transfer.* metrics (torchplace.report.transfer_budget) and its column in "All cells"; and
+(issue 43) a passing cell whose transfers grew, as the gate says, shown as a regression by
+`report --gate`. The cells here are synthetic, made below, never recorded from a run."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import unittest
 from typing import Any
 
 from torchplace.report import html_page, transfer_budget
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "cpu_only")
 
 SYNTHETIC_METRICS = {  # hand-made: the shape of harness/transfer_metrics.h, not a measurement
     "transfer.step.h2d.copies": 2.0,
@@ -52,9 +61,103 @@ class TransferColumn(unittest.TestCase):
         self.assertEqual(transfer_budget.cell_text(synthetic_cell({"other": 1.0})), "")
 
     def test_beside_each_cell(self) -> None:
-        page = html_page.cells_section({"cells": [synthetic_cell(SYNTHETIC_METRICS)]})
+        page = html_page.cells_section({"cells": [synthetic_cell(SYNTHETIC_METRICS)]}, {})
         self.assertIn("<th>transfers (sim, per step)</th>", page)
         self.assertIn("per step: h2d 2 (960 B, 2 non_blocking), syncs 1", page)
+
+
+class GateRegression(unittest.TestCase):
+    """The fixture's run with synthetic transfer counts on one passing cell, its budget refreshed
+    by the real gate, then one more .item() per step: the gate says transfers_grew (exit 2) and
+    `report --gate` lists the cell as a regression in summary.md and in its status on the page."""
+
+    def setUp(self) -> None:
+        self.dir = tempfile.mkdtemp(prefix="tp-report-gate-")
+        self.run_dir = os.path.join(self.dir, "run")
+        shutil.copytree(FIXTURE, self.run_dir)
+        self.results = os.path.join(self.run_dir, "results.json")
+        with open(self.results, encoding="utf-8") as handle:
+            self.doc = json.load(handle)
+        # its passing cells only: the gate refuses its skips, which carry no skip code
+        self.doc["cells"] = [c for c in self.doc["cells"] if c["status"] == "pass"]
+        self.cell = self.doc["cells"][0]
+        self.cell["metrics"] = dict(SYNTHETIC_METRICS)
+        self.write()
+        self.expectations = os.path.join(self.dir, "expectations.json")
+        self.tool(
+            "torchplace.gate",
+            "--expectations",
+            self.expectations,
+            "--refresh-expectations",
+            self.run_dir,
+            code=0,
+        )
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.dir)
+
+    def write(self) -> None:
+        with open(self.results, "w", encoding="utf-8") as handle:
+            json.dump(self.doc, handle)
+
+    def tool(self, module: str, *args: str, code: int) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=300
+        )
+        self.assertEqual(done.returncode, code, done.stdout + done.stderr)
+        return done.stdout + done.stderr
+
+    def gate_and_report(self) -> tuple[str, str]:
+        grew = self.cell["metrics"]["transfer.step.sync._local_scalar_dense"] > 1
+        self.tool(
+            "torchplace.gate",
+            "--results",
+            self.run_dir,
+            "--expectations",
+            self.expectations,
+            "--out",
+            os.path.join(self.dir, "gate"),
+            code=2 if grew else 0,
+        )
+        out = os.path.join(self.dir, "report")
+        self.tool(
+            "torchplace.report",
+            self.run_dir,
+            "--out",
+            out,
+            "--gate",
+            os.path.join(self.dir, "gate", "gate.json"),
+            code=0,
+        )
+        with open(os.path.join(out, "summary.md"), encoding="utf-8") as summary:
+            with open(os.path.join(out, "index.html"), encoding="utf-8") as page:
+                return summary.read(), page.read()
+
+    def test_grown_transfers_are_a_regression_in_the_report(self) -> None:
+        self.cell["metrics"]["transfer.step.sync._local_scalar_dense"] = 2.0
+        self.write()
+        summary, page = self.gate_and_report()
+        self.assertIn(f"- **regression** `{self.cell['id']}`: transfers_grew: ", summary)
+        self.assertIn("_local_scalar_dense", summary)
+        self.assertIn('<span class="bad">regression: transfers_grew</span>', page)
+
+    def test_the_same_counts_are_no_regression(self) -> None:
+        summary, page = self.gate_and_report()
+        self.assertIn("- Gate: PASS; 0 behaviour regression(s).", summary)
+        self.assertNotIn("regression: ", page)
+
+    def test_a_file_that_is_not_a_gate_verdict_is_exit_3(self) -> None:
+        out = self.tool(
+            "torchplace.report",
+            self.run_dir,
+            "--out",
+            os.path.join(self.dir, "r"),
+            "--gate",
+            self.results,
+            code=3,
+        )
+        self.assertIn("not a gate verdict (schema torchplace.gate/1)", out)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "r", "index.html")))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from torchplace import schema
 from torchplace.command import common
 from torchplace.command.common import die, log
 
-REPORT_USAGE = "usage: ci/torchplace report IN_DIR [--out DIR]"
+REPORT_USAGE = "usage: ci/torchplace report IN_DIR [--out DIR] [--gate GATE_JSON]"
 # The gate's own input/usage error (its documented exit 3, not 64).
 GATE_INPUT = schema.EXIT_INPUT
 GATE_HELP = """\
@@ -39,10 +39,13 @@ def exec_module(python: str, module: str, args: List[str]) -> NoReturn:
 def report(args: List[str]) -> int:
     in_dir: Optional[str] = None
     out: Optional[str] = None
+    gate_json: List[str] = []
     while args:
         arg = args.pop(0)
         if arg == "--out":
             out = common.take_value(args, "report: --out needs a folder")
+        elif arg == "--gate":
+            gate_json = ["--gate", common.take_value(args, "report: --gate needs a gate.json")]
         elif arg.startswith("-"):
             die(schema.EXIT_USAGE, f"report: unknown option '{arg}' ({REPORT_USAGE})")
         elif in_dir is not None:
@@ -60,7 +63,7 @@ def report(args: List[str]) -> int:
             "no Python with matplotlib and scipy found; install them: apt-get install "
             "python3-matplotlib python3-scipy (or set TORCHPLACE_PYTHON)",
         )
-    exec_module(python, "torchplace.report", [in_dir, "--out", out or in_dir])
+    exec_module(python, "torchplace.report", [in_dir, "--out", out or in_dir, *gate_json])
 
 
 AB_OPTIONS = ("--rounds", "--batch", "--filter", "--min-time")

@@ -28,6 +28,12 @@ class Analysis:
     def bench(self) -> Optional[BenchData]:
         return self.inputs.bench
 
+    def regressions(self) -> Dict[str, Tuple[str, str]]:
+        """{cell id: (kind, detail)} of the gate's behaviour regressions (--gate); {} without."""
+        gate = self.inputs.gate or {}
+        found = (gate.get("behaviour") or {}).get("regressions", [])
+        return {r["id"]: (str(r["kind"]), str(r["detail"])) for r in found}
+
     def failed_cells(self) -> List[Dict[str, Any]]:
         results = self.inputs.results
         return [] if results is None else [c for c in results["cells"] if c["status"] == "fail"]

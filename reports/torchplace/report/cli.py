@@ -33,14 +33,17 @@ def parse_args(argv: List[str]) -> Namespace:
         "in_dir", help="run folder holding results.json or matrix.json (bench.json optional)"
     )
     parser.add_argument("--out", help="folder to write the report into (default: IN_DIR)")
+    parser.add_argument(
+        "--gate", help="the gate's gate.json on these results: its regressions marked as such"
+    )
     return parser.parse_args(argv)  # exits EXIT_USAGE on bad arguments
 
 
-def render(in_dir: str) -> Dict[str, Union[str, bytes]]:
+def render(in_dir: str, gate: Optional[str] = None) -> Dict[str, Union[str, bytes]]:
     """{file name: bytes or str} of the whole report; raises data.InputError on bad input."""
     from torchplace.report import analysis, inputs, page, summary
 
-    run = inputs.load_run(in_dir)
+    run = inputs.load_run(in_dir, gate)
     try:
         result = analysis.analyse(run)
         files: Dict[str, Any] = analysis.figures(result)  # the PNGs, then the pages (str)
@@ -70,7 +73,7 @@ def main(argv: List[str]) -> int:
         print(f"torchplace report: {INSTALL_HINT.format(python=sys.executable)}", file=sys.stderr)
         return EXIT_INPUT
     try:
-        files = render(args.in_dir)
+        files = render(args.in_dir, args.gate)
     except data.InputError as error:
         _say(f"torchplace report: bad input, nothing written: {error}")
         return EXIT_INPUT

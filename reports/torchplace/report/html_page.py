@@ -220,11 +220,18 @@ def _grid_cell(cell: Optional[matrix.Cell], footnotes: Dict[str, int]) -> str:
     return f'<td class="cell" style="{style}" title="{title}">{escape(mark)}</td>'
 
 
-def cells_section(results: Dict[str, Any]) -> str:
+def cells_section(results: Dict[str, Any], regressions: Dict[str, Tuple[str, str]]) -> str:
+    """Every cell; one the gate named a regression (--gate: transfers_grew, started_failing...)
+    shows that in its status, whatever the cell's own status says."""
     rows = []
     for cell in results["cells"]:
         expected, observed = cell["expected"], cell["observed"]
         status = escape(f"{cell['status']}: {matrix.BY_MACHINE_VALUE[cell['category']]}")
+        if cell["id"] in regressions:
+            kind, detail = regressions[cell["id"]]
+            status = (
+                f'<span class="bad">regression: {escape(kind)}</span> ({status}; {escape(detail)})'
+            )
         rows.append(
             (
                 escape(cell["id"]),

@@ -27,7 +27,7 @@ def render(result: Analysis, figures: Dict[str, bytes]) -> str:
     if results is not None:
         parts += [
             html_page.skips_section(results, result.bench),
-            html_page.cells_section(results),
+            html_page.cells_section(results, result.regressions()),
             html_page.fingerprint_section(results, result.bench),
         ]
     anchors = [

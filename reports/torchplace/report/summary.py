@@ -12,6 +12,7 @@ MAX_LISTED = 8  # failures listed one by one; the rest are counted
 def render(result: Analysis) -> str:
     lines = _synthetic_line(result)
     lines += ["## torchplace report", ""] + _run_lines(result)
+    lines += _gate_lines(result)
     lines += _failures(result)
     lines += _transfers(result)
     if result.version_grid is not None:
@@ -57,6 +58,23 @@ def _run_lines(result: Analysis) -> List[str]:
         "error, race shown); the rest ran without exercising it.",
         "",
     ]
+
+
+def _gate_lines(result: Analysis) -> List[str]:
+    """The gate's verdict on these results (--gate), each behaviour regression by its cell: a
+    cell that passed but whose transfers grew is listed here, not left green."""
+    gate = result.inputs.gate
+    if gate is None:
+        return []
+    regressions = result.regressions()
+    lines = [f"- Gate: {gate.get('verdict', '?')}; {len(regressions)} behaviour regression(s)."]
+    lines += [
+        f"- **regression** `{cell_id}`: {kind}: {detail.splitlines()[0][:160] if detail else ''}"
+        for cell_id, (kind, detail) in list(regressions.items())[:MAX_LISTED]
+    ]
+    if len(regressions) > MAX_LISTED:
+        lines.append(f"- … and {len(regressions) - MAX_LISTED} more regressions")
+    return lines
 
 
 def _failures(result: Analysis) -> List[str]:
