@@ -10,11 +10,15 @@ import subprocess
 import sys
 import tempfile
 import unittest
-from typing import Any
+from typing import Any, Optional
 
-from torchplace.report import html_page, transfer_budget
+from torchplace.report import html_page
+from torchplace.report import summary as summary_module
+from torchplace.report import transfer_budget
 
-FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "cpu_only")
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "fixtures", "cpu_only")
+COMMAND = os.path.join(HERE, "..", "..", "ci", "torchplace")
 
 SYNTHETIC_METRICS = {  # hand-made: the shape of harness/transfer_metrics.h, not a measurement
     "transfer.step.h2d.copies": 2.0,
@@ -101,14 +105,16 @@ class GateRegression(unittest.TestCase):
             json.dump(self.doc, handle)
 
     def tool(self, module: str, *args: str, code: int) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", module, *args], capture_output=True, text=True, timeout=300
-        )
+        """python -m MODULE ARGS, or the command (ci/torchplace ARGS) when module is None."""
+        argv = [COMMAND] if module is None else [sys.executable, "-m", module]
+        done = subprocess.run([*argv, *args], capture_output=True, text=True, timeout=300)
         self.assertEqual(done.returncode, code, done.stdout + done.stderr)
         return done.stdout + done.stderr
 
-    def gate_and_report(self) -> tuple[str, str]:
+    def gate(self) -> str:
+        """The real gate on the run: exit 2 when a count grew; the path of its gate.json."""
         grew = self.cell["metrics"]["transfer.step.sync._local_scalar_dense"] > 1
+        out = os.path.join(self.dir, "gate")
         self.tool(
             "torchplace.gate",
             "--results",
@@ -116,48 +122,93 @@ class GateRegression(unittest.TestCase):
             "--expectations",
             self.expectations,
             "--out",
-            os.path.join(self.dir, "gate"),
+            out,
             code=2 if grew else 0,
         )
+        return os.path.join(out, "gate.json")
+
+    def report(
+        self, gate_json: str, module: Optional[str] = "torchplace.report"
+    ) -> tuple[str, str]:
         out = os.path.join(self.dir, "report")
         self.tool(
-            "torchplace.report",
+            module,
+            *(["report"] if module is None else []),
             self.run_dir,
             "--out",
             out,
             "--gate",
-            os.path.join(self.dir, "gate", "gate.json"),
+            gate_json,
             code=0,
         )
         with open(os.path.join(out, "summary.md"), encoding="utf-8") as summary:
             with open(os.path.join(out, "index.html"), encoding="utf-8") as page:
                 return summary.read(), page.read()
 
-    def test_grown_transfers_are_a_regression_in_the_report(self) -> None:
-        self.cell["metrics"]["transfer.step.sync._local_scalar_dense"] = 2.0
-        self.write()
-        summary, page = self.gate_and_report()
-        self.assertIn(f"- **regression** `{self.cell['id']}`: transfers_grew: ", summary)
-        self.assertIn("_local_scalar_dense", summary)
-        self.assertIn('<span class="bad">regression: transfers_grew</span>', page)
-
-    def test_the_same_counts_are_no_regression(self) -> None:
-        summary, page = self.gate_and_report()
-        self.assertIn("- Gate: PASS; 0 behaviour regression(s).", summary)
-        self.assertNotIn("regression: ", page)
-
-    def test_a_file_that_is_not_a_gate_verdict_is_exit_3(self) -> None:
+    def bad_gate(self, doc: Any, says: str) -> None:
+        bad = os.path.join(self.dir, "bad-gate.json")
+        with open(bad, "w", encoding="utf-8") as handle:
+            json.dump(doc, handle)
         out = self.tool(
             "torchplace.report",
             self.run_dir,
             "--out",
             os.path.join(self.dir, "r"),
             "--gate",
-            self.results,
+            bad,
             code=3,
         )
-        self.assertIn("not a gate verdict (schema torchplace.gate/1)", out)
+        self.assertIn(says, out)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "r", "index.html")))
+
+    def test_grown_transfers_are_a_regression_in_the_report(self) -> None:
+        self.cell["metrics"]["transfer.step.sync._local_scalar_dense"] = 2.0
+        self.write()
+        summary, page = self.report(self.gate(), module=None)  # through ci/torchplace report
+        self.assertIn(f"- **regression** `{self.cell['id']}`: transfers_grew: ", summary)
+        self.assertIn("_local_scalar_dense", summary)
+        self.assertIn('<span class="bad">regression: transfers_grew</span>', page)
+
+    def test_the_same_counts_are_no_regression(self) -> None:
+        summary, page = self.report(self.gate())
+        self.assertIn("- Gate: PASS; 0 behaviour regression(s).", summary)
+        self.assertNotIn("regression: ", page)
+
+    def test_many_regressions_are_listed_up_to_the_limit_then_counted(self) -> None:
+        self.cell["metrics"]["transfer.step.sync._local_scalar_dense"] = 2.0
+        self.write()
+        gate_json = self.gate()
+        with open(gate_json, encoding="utf-8") as handle:
+            doc = json.load(handle)
+        (grown,) = doc["behaviour"]["regressions"]
+        listed = summary_module.MAX_LISTED
+        # synthetic: the real regression copied under made-up cell ids, one over the limit, twice
+        doc["behaviour"]["regressions"] = [
+            dict(grown, id=f"{grown['id']}/copy={n}") for n in range(listed + 2)
+        ]
+        with open(gate_json, "w", encoding="utf-8") as handle:
+            json.dump(doc, handle)
+        summary, _ = self.report(gate_json)
+        self.assertEqual(summary.count("- **regression** "), listed)
+        self.assertIn(f"; {listed + 2} behaviour regression(s).", summary)
+        self.assertIn("- … and 2 more regressions", summary)
+        doc["behaviour"]["regressions"] = doc["behaviour"]["regressions"][:listed]
+        with open(gate_json, "w", encoding="utf-8") as handle:
+            json.dump(doc, handle)
+        summary, _ = self.report(gate_json)
+        self.assertEqual(summary.count("- **regression** "), listed)
+        self.assertNotIn("more regressions", summary)
+
+    def test_a_file_that_is_not_a_gate_verdict_is_exit_3(self) -> None:
+        self.bad_gate(self.doc, "not a gate verdict (schema torchplace.gate/1)")
+        self.bad_gate([], "not a gate verdict (schema torchplace.gate/1)")
+        verdict = {"schema": "torchplace.gate/1", "behaviour": {"regressions": {"id": "x"}}}
+        self.bad_gate(verdict, "behaviour.regressions is not a list")
+        verdict["behaviour"]["regressions"] = [{"id": "x", "detail": "d"}]
+        self.bad_gate(verdict, "behaviour.regressions[0]: missing field(s) kind")
+        verdict["behaviour"]["regressions"] = [{"id": "x", "kind": "k", "detail": "d"}]
+        verdict["behaviour"]["regressions"].append({"id": "y", "kind": "k"})
+        self.bad_gate(verdict, "behaviour.regressions[1]: missing field(s) detail")
 
 
 if __name__ == "__main__":

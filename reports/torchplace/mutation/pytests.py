@@ -21,8 +21,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional, Set, Tuple
 
-HOOK = "import os\nif os.environ.get('COVERAGE_PROCESS_START'):\n"
-HOOK += "    import coverage\n\n    coverage.process_startup()\n"
+# A traced test's sitecustomize.py. os.execv (the command's report/gate/explain hand over to
+# their module that way) ends a process without its atexit: the lines run before it are saved first.
+HOOK = """import os
+if os.environ.get('COVERAGE_PROCESS_START'):
+    import coverage
+
+    _cov = coverage.process_startup()
+    if _cov is not None:
+        _execv = os.execv
+
+        def _saving_execv(path, args):
+            _cov.stop()
+            _cov.save()
+            _execv(path, args)
+
+        os.execv = _saving_execv
+"""
 PACKAGE = re.compile(r"(?:^|/)(reports/torchplace/.+\.py)$")
 
 
@@ -87,9 +102,9 @@ def modify(env: Dict[str, str], item: str) -> None:
 
 
 def tree_key(tree: Path, tests: List[PyTest]) -> str:
-    """A hash of what the profile depends on: reports/ (not this engine), ci/ and the tests'
-    commands."""
-    digest = hashlib.sha256(json.dumps([t.command for t in tests]).encode())
+    """A hash of what the profile depends on: reports/ (not this engine, but its HOOK), ci/ and
+    the tests' commands."""
+    digest = hashlib.sha256(json.dumps([t.command for t in tests]).encode() + HOOK.encode())
     for top in ("reports", "ci"):
         for path in sorted((tree / top).rglob("*")):
             engine = path.parent.name == "mutation" and path.parent.parent.name == "torchplace"
