@@ -6,7 +6,8 @@
 #   P/share/torchplace/                 the torchplace command's scripts and Python package
 #   P/bin/torchplace                    the command (run / report / gate / explain on a user's own suite)
 #   P/share/torchplace/bin/torchplace_classify   the classifier explain runs
-# Components: "fixes" (torchplace::fixes, torchplace::sim, torchplace::sim_cuda; LibTorch only) and "harness"
+# Components: "fixes" (torchplace::fixes, torchplace::sim, torchplace::sim_cuda; LibTorch only)
+# and "harness"
 # (torchplace::harness, ::gtest_main, ::bench, ::bench_main; also GoogleTest, Google Benchmark, nlohmann_json).
 include(CMakePackageConfigHelpers)
 set(_tp_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/torchplace)
