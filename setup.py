@@ -20,6 +20,14 @@ PYTHON_ENTRY = [SIM / "python_entry.cpp", SIM / "python_classify.cpp"] + [
 ]
 
 
+def standard():
+    """torch's BuildExtension adds its own -std unless one is given: 1.13's is C++14, and the
+    classifier's headers need C++17 (as CMake builds them); 2.x's (C++17, then C++20) stand."""
+    import torch
+
+    return ["-std=c++17"] if int(torch.__version__.split(".")[0]) < 2 else []
+
+
 def sim_extension():
     from torch.utils.cpp_extension import CppExtension  # torch: the environment's own
 
@@ -29,7 +37,7 @@ def sim_extension():
         "torchplace.sim.libtorchplace_sim_python",
         sources + [str(path) for path in PYTHON_ENTRY],
         include_dirs=[str(HERE / SIM), str(HERE / "harness")],
-        extra_compile_args=["-O2", "-g0", "-Wall", "-Wextra"],  # -g0: a faster build
+        extra_compile_args=standard() + ["-O2", "-g0", "-Wall", "-Wextra"],  # -g0: faster
     )
 
 
@@ -47,4 +55,16 @@ class BuildSim:
         return Build
 
 
-setup(ext_modules=[sim_extension()], cmdclass={"build_ext": BuildSim.command()})
+def build_base():
+    """A build folder per torch: objects built against one torch's headers are never reused for
+    another's (a 2.x object in a 1.13 build: "undefined symbol ...decref_pyobject")."""
+    import torch
+
+    return str(Path("build") / f"setup-torch-{torch.__version__}")
+
+
+setup(
+    ext_modules=[sim_extension()],
+    cmdclass={"build_ext": BuildSim.command()},
+    options={"build": {"build_base": build_base()}},
+)

@@ -93,10 +93,14 @@ tp_matrix_column_in_root() { # <version> <column dir> <suite> <components> <pack
 # non-free. nvidia-cudnn's offline post-install fails, leaving libtorch-cuda-dev unpacked but
 # complete; libtorch_cuda.so then needs the absent libcudnn.so.9 at link time, hence the linker
 # flag, and no binary can start, hence test discovery at ctest time (PRE_TEST), not after linking.
+# Only the targets whose sources hold CUDA code (TP_MATRIX_CUDA_TARGETS, with what they link): the
+# sim's tests and tools have none, and the 2.14.1 column compiles them.
+TP_MATRIX_CUDA_TARGETS="torchplace_harness_tests torchplace_scenarios torchplace_bench \
+torchplace_transfer_tests torchplace_runner_probe"
 tp_matrix_cuda_column() { # <out>
   local column=$1/cuda-2.6.0
   rm -rf "$column" && mkdir -p "$column" || tp_die $TP_EXIT_ENV "matrix: cannot create $column"
-  TP_MATRIX_COMPILE_ONLY=1 \
+  TP_MATRIX_COMPILE_ONLY=1 TP_MATRIX_TARGETS="$TP_MATRIX_CUDA_TARGETS" \
     TP_MATRIX_CMAKE_ARGS="-DCMAKE_EXE_LINKER_FLAGS=-Wl,--unresolved-symbols=ignore-in-shared-libs \
 -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST" \
     tp_matrix_column_in_root 2.6.0 "$column" trixie "main contrib non-free" \

@@ -10,8 +10,8 @@
 //   CUDA (aten/src/ATen/native/BatchLinearAlgebra.cpp:3135 @1.13.1; 2.6.0 tests !is_cpu()
 //   instead, line 3143): on sim:0 it mixed the sim's `values` with its CPU work tensors. The
 //   fallback computes it on the CPU and copies the result back, as CUDA's branch does.
-// - Sparse tensors: not simulated. Any operator on a sparse tensor of the sim is refused naming
-//   that limit (LibTorch's own "Could not run ... 'SparsePrivateUse1' backend" before).
+// - Sparse tensors: not simulated. Any operator on a sparse tensor of the sim, or making one there,
+//   is refused naming that limit (LibTorch's own "Could not run ... 'SparsePrivateUse1' backend" before).
 //
 // Each first runs the fallback's device check (check_devices), as CUDA's wrapper would.
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -75,11 +75,8 @@ void convolution_backward(const c10::OperatorHandle& op, torch::jit::Stack* stac
   redirect(op, stack, "aten::convolution_backward", 3, c10::IValue(std::vector<int64_t>{channels}));
 }
 
-[[noreturn]] void refuse_sparse(const c10::OperatorHandle& op, torch::jit::Stack*) {
-  TORCH_CHECK_NOT_IMPLEMENTED(false, "tp::sim: sparse tensors are not simulated (",
-                              op.schema().name(),
-                              " on a sparse tensor of the simulated device): "
-                              "densify it first (to_dense()), or test sparse code on the CPU");
+[[noreturn]] void refuse_sparse_operator(const c10::OperatorHandle& op, torch::jit::Stack*) {
+  refuse_sparse(op.schema().name());
 }
 
 template <void (*kernel)(const c10::OperatorHandle&, torch::jit::Stack*)>
@@ -89,6 +86,25 @@ torch::CppFunction boxed() {
 
 }  // namespace
 
+[[noreturn]] void refuse_sparse(const std::string& operator_name) {
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "tp::sim: sparse tensors are not simulated (", operator_name,
+                              " with a sparse tensor on the simulated device): "
+                              "densify it first (to_dense()), or test sparse code on the CPU");
+}
+
+// 2.14.1 made a CSR tensor on the sim from the CPU kernel's (to_sparse_csr), whose every later use
+// failed in LibTorch's composite kernels ("col_indices expected sparse row compressed tensor
+// layout but got SparseCsr"): refused where it is made instead.
+void refuse_sparse_outputs(const c10::FunctionSchema& schema, const torch::jit::Stack& stack) {
+  const size_t count = schema.returns().size();
+  for (size_t index = stack.size() - count; index < stack.size(); ++index) {
+    const c10::IValue& value = stack[index];
+    if (value.isTensor() && value.toTensor().defined() &&
+        value.toTensor().layout() != c10::kStrided && is_sim(value.toTensor().device()))
+      refuse_sparse(schema.name());
+  }
+}
+
 void register_cpu_copies() {
   static auto* aten =
       new torch::Library(torch::Library::IMPL, "aten", sim_key(), __FILE__, __LINE__);
@@ -97,13 +113,13 @@ void register_cpu_copies() {
   register_fallback_kernel("linalg_eigvals.out");
   static auto* sparse = new torch::Library(
       torch::Library::IMPL, "_", sim_key(c10::DispatchKey::SparsePrivateUse1), __FILE__, __LINE__);
-  sparse->fallback(boxed<&refuse_sparse>());
+  sparse->fallback(boxed<&refuse_sparse_operator>());
 #if TP_SIM_AT_LEAST(2, 6)  // compressed layouts per backend: in 2.6.0's DispatchKey.h, not 1.13.1's
   // (1.13.1 refuses a CSR tensor on privateuseone itself: "Unsupported device type")
   static auto* compressed =
       new torch::Library(torch::Library::IMPL, "_", sim_key(c10::DispatchKey::SparseCsrPrivateUse1),
                          __FILE__, __LINE__);
-  compressed->fallback(boxed<&refuse_sparse>());
+  compressed->fallback(boxed<&refuse_sparse_operator>());
 #endif
 }
 

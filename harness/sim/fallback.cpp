@@ -306,6 +306,7 @@ void checked_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   optional_tensor_lists_to_cpu(schema, *stack);
   const auto written = hidden_writes_to_cpu(schema, *stack);
   at::native::cpu_fallback(op, stack);
+  refuse_sparse_outputs(schema, *stack);  // cpu_copies.cpp
   if (empty_argument) refuse_cuda_result_dtype(schema, *stack, *empty_argument);
   for (const auto& [on_sim, on_cpu] : written) on_sim.copy_(on_cpu);
   place_outputs(schema, *stack, common);

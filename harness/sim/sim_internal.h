@@ -158,6 +158,10 @@ void refuse_cuda_convolution_dtype(const c10::FunctionSchema& schema,
                                    const torch::jit::Stack& stack);
 // Operators run on CPU copies by the sim itself: convolutions, undeclared writes (cpu_copies.cpp).
 void register_cpu_copies();
+// Sparse tensors are not simulated: an operator that would make or take one on the sim is refused
+// naming that limit (cpu_copies.cpp); refuse_sparse_outputs checks what the fallback returns.
+[[noreturn]] void refuse_sparse(const std::string& operator_name);
+void refuse_sparse_outputs(const c10::FunctionSchema& schema, const torch::jit::Stack& stack);
 // scaled_dot_product_attention's choice of algorithm, the CPU's (2.5+; nothing before).
 void register_attention();
 // CUDA's autocast cast policy for AutocastPrivateUse1 (2.4+; nothing before).

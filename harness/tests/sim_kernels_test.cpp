@@ -116,6 +116,21 @@ TEST(SimKernels, SparseTensorsAreRefusedByName) {
   EXPECT_NE(message.find("sparse tensors are not simulated"), std::string::npos) << message;
 }
 
+// Made on the sim from a dense tensor of the sim (the fallback's CPU kernel returns a sparse
+// tensor): refused there, naming the limit, not left to fail in a later composite kernel
+// (2.14.1: "col_indices expected sparse row compressed tensor layout but got SparseCsr").
+TEST(SimKernels, SparseResultsOfTheSimAreRefusedByName) {
+  const torch::Tensor dense = torch::eye(3).to(tp::sim::device());
+  std::string message = message_of([&] { dense.to_sparse(); });
+  EXPECT_NE(message.find("sparse tensors are not simulated"), std::string::npos) << message;
+  message = message_of([&] { dense.to_sparse_csr(); });
+#if TORCH_VERSION_MAJOR < 2  // 1.13.1 refuses a compressed layout on privateuseone itself
+  EXPECT_NE(message.find("Could not run 'new_compressed_tensor'"), std::string::npos) << message;
+#else
+  EXPECT_NE(message.find("sparse tensors are not simulated"), std::string::npos) << message;
+#endif
+}
+
 // A factory function given sim:0 returns a tensor on sim:0 (triu_indices has no tensor argument
 // for the fallback to go by).
 TEST(SimKernels, FactoryFunctionsKeepTheirDevice) {

@@ -1,9 +1,10 @@
 """A Python environment the sweeps can run in: python3 -m torchplace.conformance.environment DIR
-[--torch VERSION] [--packages P,...].
+[--torch VERSION] [--packages P,...] [--install].
 
 Without --torch: a venv over Debian's python3 and its python3-torch (the host's LibTorch, the one
 CMake builds the sim against), with expecttest, which torch.testing._internal imports and Debian
-does not package. With --torch: a venv of its own with pip's torch==VERSION and expecttest and
+does not package (with --install, this checkout installed into it, as a user of Debian's torch
+installs it). With --torch: a venv of its own with pip's torch==VERSION and expecttest and
 pytest, and this checkout installed into it (`pip install --no-build-isolation`: setup.py builds
 the sim against that torch; installed again when the checkout's package or sim changed). Kept
 when it already has them. Prints the venv's python.
@@ -57,11 +58,13 @@ def module_of(package: str) -> str:
     return re.split(r"[=<>!~\[; ]", package, maxsplit=1)[0].replace("-", "_")
 
 
-def make(folder: Path, torch: str, packages: List[str]) -> Path:
+def make(folder: Path, torch: str, packages: List[str], install: bool = False) -> Path:
+    """The venv; with `install` (implied by a pip torch), this checkout installed into it."""
     python, stamp = folder / "bin" / "python", folder / "torchplace.stamp"
+    install = install or bool(torch)
     wanted = ["torch", "expecttest", "pytest", *map(module_of, packages)]
     wanted += ["numpy"] if torch else []  # torch.testing._internal's; Debian's torch has it
-    current = not torch or (stamp.is_file() and stamp.read_text() == checkout_stamp())
+    current = not install or (stamp.is_file() and stamp.read_text() == checkout_stamp())
     if python.exists() and current and imports(python, wanted):
         return python
     if not torch and not imports(Path(DEBIAN_PYTHON), ["torch"]):
@@ -72,13 +75,9 @@ def make(folder: Path, torch: str, packages: List[str]) -> Path:
     if not python.exists():
         run(venv, "making the venv (apt-get install python3-venv)")
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    run(
-        pip
-        + ["expecttest", "pytest", *packages]
-        + ([f"torch=={torch}", "numpy", "wheel", "ninja"] if torch else []),
-        "pip install",
-    )
-    if torch:
+    extra = [f"torch=={torch}", "numpy"] if torch else []
+    run(pip + ["expecttest", "pytest", *packages, *extra, *install_tools(install)], "pip install")
+    if install:
         # With ninja on PATH, torch's BuildExtension compiles the sim's files in parallel.
         bin_dir = str(folder / "bin")
         run(
@@ -90,15 +89,24 @@ def make(folder: Path, torch: str, packages: List[str]) -> Path:
     return python
 
 
+def install_tools(install: bool) -> List[str]:
+    """What `pip install --no-build-isolation .` needs besides torch: wheel, and ninja for a
+    parallel build."""
+    return ["wheel", "ninja"] if install else []
+
+
 def main(argv: List[str]) -> int:
     parser = schema.ArgumentParser(prog="torchplace.conformance.environment")
     parser.add_argument("folder")
     parser.add_argument("--torch", default="", help="pip's torch==VERSION (default: Debian's)")
     parser.add_argument("--packages", default="", help="more pip packages, comma-separated")
+    parser.add_argument(
+        "--install", action="store_true", help="install this checkout (implied by --torch)"
+    )
     options = parser.parse_args(argv)
     packages = [p for p in options.packages.split(",") if p]
     try:
-        print(make(Path(options.folder).resolve(), options.torch, packages))
+        print(make(Path(options.folder).resolve(), options.torch, packages, options.install))
     except schema.InputError as error:
         print(f"torchplace.conformance.environment: {error}", file=sys.stderr)
         return schema.EXIT_ENV

@@ -5,7 +5,8 @@ a one-line reason; and, per file, the tests that can kill its mutants, by rule.
 C++: a kill set is (test binary, gtest filter). By folder: harness/sim/ -> the Sim* suites of
 torchplace_harness_tests; scenarios/<name>.cpp -> that scenario's cells in torchplace_scenarios
 (every device this host runs); scenarios/transfers/ and harness/bench/ -> torchplace_transfer_tests;
-the rest of harness/ -> every test of torchplace_harness_tests. FILTERS narrows a file whose
+the sim's user-frame files -> torchplace_sim_where_tests (WHERE); the rest of harness/ -> every
+test of torchplace_harness_tests. FILTERS narrows a file whose
 unit tests were mapped and measured (rebuilding and running all of them costs minutes).
 Python: the CTest tests that reach the file: a test's script (a .py or .sh file of the tree in
 its command, or the module of `-m`) names `torchplace.X` or `ci/torchplace`, and the modules
@@ -27,6 +28,7 @@ BINARIES = {
     HARNESS_TESTS: "harness",
     "torchplace_scenarios": "scenarios",
     "torchplace_transfer_tests": "scenarios",
+    "torchplace_sim_where_tests": "harness",
 }
 _T = "harness/tests/"
 _ERROR_CLASS = (
@@ -58,6 +60,9 @@ FILTERS["harness/message_families.cpp"] = FILTERS["harness/error_class.cpp"]
 FILTERS["harness/other_families.cpp"] = FILTERS["harness/error_class.cpp"]
 FILTERS["harness/source_families.cpp"] = FILTERS["harness/error_class.cpp"]
 FILTERS["harness/error_class.h"] = FILTERS["harness/error_class.cpp"]
+# The sim's "where it happened" (README): judged by its own binary, built with -g for the lines.
+WHERE = ("torchplace_sim_where_tests", "SimWhere.*", (_T + "sim_where_test.cpp",))
+WHERE_FILES = tuple(f"harness/sim/{name}.cpp" for name in ("user_frame", "symbolize", "call_sites"))
 # The harness's sim tests (sim_models_test.cpp is a binary of its own, a conformance test).
 SIM_TEST_FILES = tuple(
     _T + f"sim{part}_test.cpp"
@@ -114,6 +119,8 @@ def cpp_kill_set(path: str) -> Tuple[str, str]:
     """(binary, gtest filter) by folder, FILTERS first."""
     if path in FILTERS:
         return HARNESS_TESTS, FILTERS[path][0]
+    if path in WHERE_FILES:
+        return WHERE[0], WHERE[1]
     if path.startswith("harness/sim/"):
         return HARNESS_TESTS, "Sim*"
     if path.startswith(("scenarios/transfers/", "harness/bench/")):
@@ -127,6 +134,8 @@ def cpp_test_files(path: str) -> Tuple[str, ...]:
     """The test sources whose every suite the file's filter must select ("*" selects all)."""
     if path in FILTERS:
         return FILTERS[path][1]
+    if path in WHERE_FILES:
+        return WHERE[2]
     return SIM_TEST_FILES if cpp_kill_set(path)[1] == "Sim*" else ()
 
 
