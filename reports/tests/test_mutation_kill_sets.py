@@ -55,6 +55,14 @@ class KillSets(unittest.TestCase):
                             f"({source})",
                         )
 
+    def test_every_kill_set_binary_has_a_first_guess_and_a_folder(self):
+        # the sample's budget reads a first guess for each kind (a KeyError once, mid-CI)
+        from torchplace.mutation.scratch import FIRST_GUESS_S
+
+        binaries = {binary for binary, _ in scope.CPP.values()}
+        self.assertLessEqual(binaries, set(FIRST_GUESS_S))
+        self.assertLessEqual(binaries, set(scope.BINARIES))
+
     def test_a_scenario_files_filter_names_the_scenario_it_registers(self):
         scenarios = [p for p, (binary, _) in scope.CPP.items() if binary == "torchplace_scenarios"]
         self.assertTrue(scenarios)

@@ -22,6 +22,7 @@ FIRST_GUESS_S = {
     scope.HARNESS_TESTS: 120.0,
     "torchplace_transfer_tests": 120.0,
     "torchplace_scenarios": 240.0,
+    "torchplace_sim_where_tests": 120.0,  # one file with -g, and a link
 }
 BUILD_TIMEOUT_S = 900  # one rebuild on a loaded 2-core runner
 BASELINE_TIMEOUT_S = 3600  # the unmutated test binary from nothing (measured past 900 s under load)
