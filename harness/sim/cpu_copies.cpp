@@ -11,7 +11,8 @@
 //   instead, line 3143): on sim:0 it mixed the sim's `values` with its CPU work tensors. The
 //   fallback computes it on the CPU and copies the result back, as CUDA's branch does.
 // - Sparse tensors: not simulated. Any operator on a sparse tensor of the sim, or making one there,
-//   is refused naming that limit (LibTorch's own "Could not run ... 'SparsePrivateUse1' backend" before).
+//   is refused naming that limit (LibTorch's own "Could not run ... 'SparsePrivateUse1' backend"
+//   before).
 //
 // Each first runs the fallback's device check (check_devices), as CUDA's wrapper would.
 #include <ATen/core/dispatch/Dispatcher.h>
