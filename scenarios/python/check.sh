@@ -13,6 +13,7 @@ export PYTHONPATH="$given_path"         # wanted: PYTHON's installed torchplace 
 [[ $# -eq 2 ]] || { echo "usage: check.sh PYTHON OUT_DIR" >&2; exit "$TP_EXIT_USAGE"; }
 python="$1" out="$2"
 mkdir -p "$out" || exit "$TP_EXIT_ENV"
+out="$(cd "$out" && pwd)" || exit "$TP_EXIT_ENV" # a relative OUT_DIR is the caller's, not here's
 cd "$here" || exit "$TP_EXIT_ENV"
 "$python" -m pytest -p torchplace.pytest_plugin -p no:cacheprovider --torchplace-sim \
   --torchplace-results "$out/results.json" --junitxml "$out/junit.xml" -q -rs .
