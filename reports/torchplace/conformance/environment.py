@@ -76,7 +76,8 @@ def make(folder: Path, torch: str, packages: List[str], install: bool = False) -
         run(venv, "making the venv (apt-get install python3-venv)")
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     extra = [f"torch=={torch}", "numpy"] if torch else []
-    run(pip + ["expecttest", "pytest", *packages, *extra, *install_tools(install)], "pip install")
+    extra += ["wheel", "ninja"] if install else []  # `pip install .`'s, ninja: a parallel build
+    run(pip + ["expecttest", "pytest", *packages, *extra], "pip install")
     if install:
         # With ninja on PATH, torch's BuildExtension compiles the sim's files in parallel.
         bin_dir = str(folder / "bin")
@@ -87,12 +88,6 @@ def make(folder: Path, torch: str, packages: List[str], install: bool = False) -
         )
         stamp.write_text(checkout_stamp())
     return python
-
-
-def install_tools(install: bool) -> List[str]:
-    """What `pip install --no-build-isolation .` needs besides torch: wheel, and ninja for a
-    parallel build."""
-    return ["wheel", "ninja"] if install else []
 
 
 def main(argv: List[str]) -> int:

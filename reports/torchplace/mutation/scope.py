@@ -6,8 +6,8 @@ C++: a kill set is (test binary, gtest filter). By folder: harness/sim/ -> the S
 torchplace_harness_tests; scenarios/<name>.cpp -> that scenario's cells in torchplace_scenarios
 (every device this host runs); scenarios/transfers/ and harness/bench/ -> torchplace_transfer_tests;
 the sim's user-frame files -> torchplace_sim_where_tests (WHERE); the rest of harness/ -> every
-test of torchplace_harness_tests. FILTERS narrows a file whose
-unit tests were mapped and measured (rebuilding and running all of them costs minutes).
+test of torchplace_harness_tests. FILTERS narrows a file whose unit tests were mapped and
+measured (rebuilding and running all of them costs minutes).
 Python: the CTest tests that reach the file: a test's script (a .py or .sh file of the tree in
 its command, or the module of `-m`) names `torchplace.X` or `ci/torchplace`, and the modules
 they name, transitively (reach.py). KILL_EXCLUDE keeps out the tests that cannot judge a mutant.
