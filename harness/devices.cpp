@@ -15,11 +15,11 @@ std::vector<Placement> expand(DeviceAxis axis) {
   std::vector<Placement> placements;
   if (axis == DeviceAxis::kEach) {
     placements.push_back({{torch::Device(torch::kCPU)}});
-    placements.push_back({{sim::device()}});  // simulated: present on every host
+    placements.push_back({{sim::listed(0)}});  // simulated: present on every host
   }
   if (axis == DeviceAxis::kRankPair) placements.push_back({{torch::Device(torch::kCPU)}});
   if (axis == DeviceAxis::kPair || axis == DeviceAxis::kRankPair) {
-    placements.push_back({{sim::device(0), sim::device(1)}});  // tp::sim has 2 devices or more
+    placements.push_back({{sim::listed(0), sim::listed(1)}});  // tp::sim has 2 devices or more
   }
   if (axis == DeviceAxis::kCudaPair || axis == DeviceAxis::kPair || axis == DeviceAxis::kRankPair) {
     placements.push_back({{torch::Device(torch::kCUDA, 0), torch::Device(torch::kCUDA, 1)}});

@@ -6,7 +6,8 @@
 // (float) and bias type (double) should be the same") and an in-place result of a narrower dtype
 // ("result type Float can't be cast to the desired output type Long"). Each broken case must raise
 // its class, each fix must run and give the right values. The other device is the meta device on
-// the CPU (every build has it; seen 1.13.1: the same checks fire) and the CPU on a GPU. sim:0 is
+// the CPU (every build has it; seen 1.13.1: the same checks fire) and the GPU in a GPU's cell
+// (the CPU table or GRU, the cell's device for the second tensor). sim:0 is
 // left out: these are the operators' own checks, which the simulated device does not reproduce one
 // for one.
 #include <torchplace/placement.h>
@@ -20,9 +21,11 @@ using E = tp::ErrorClass;
 constexpr int kRows = 4;
 constexpr int kHidden = 3;
 
-// Where the mistake puts its second tensor: meta beside the CPU, the CPU beside a GPU.
+// Where the mistake puts its second tensor, beside a first one on the CPU: the meta device in the
+// cpu cell, the cell's GPU in a GPU's (the CPU there made both CPU tensors: no mistake, seen on
+// an H200).
 torch::Device other_device(const torch::Device& device) {
-  return device.is_cpu() ? tp::kMeta : torch::Device(torch::kCPU);
+  return device.is_cpu() ? tp::kMeta : device;
 }
 
 // A CPU table indexed by indices on another device (the CPU allows only CPU or same-device ones).

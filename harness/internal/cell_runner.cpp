@@ -13,6 +13,7 @@
 #include <optional>
 
 #include <torchplace/scenario.h>
+#include <torchplace/sim/sim.h>
 #include "expected_error.h"
 #include "results.h"
 
@@ -82,6 +83,14 @@ void run_expecting_success(const Scenario& scenario, Cell& cell, CellRecord& rec
   record.observed_outcome = "success";
 }
 
+// The sim is registered when its first cell runs, never in a process that runs only CUDA cells
+// (sim.h listed()).
+void enable_sim_if_used(const Placement& placement) {
+  for (const torch::Device& device : placement.devices) {
+    if (sim::is_sim(device)) sim::enable();
+  }
+}
+
 class CellTest : public ::testing::Test {
  public:
   CellTest(const Scenario& scenario, CellSpec spec) : scenario_(scenario), spec_(std::move(spec)) {}
@@ -103,6 +112,7 @@ class CellTest : public ::testing::Test {
       record.skip_code = unmet->code;  // results.json "skip_code", checked by the gate
       GTEST_SKIP() << unmet->why;
     }
+    enable_sim_if_used(spec_.placement());
     torch::manual_seed(kSeed);
     Cell cell(spec_, record);
     record.observed_outcome =

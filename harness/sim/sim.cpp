@@ -188,6 +188,8 @@ torch::Device device(int index) {
   return detail::at_index(static_cast<c10::DeviceIndex>(index));
 }
 
+torch::Device listed(int index) { return detail::at_index(static_cast<c10::DeviceIndex>(index)); }
+
 int device_count() {
   enable();
   return detail::count.load();

@@ -39,6 +39,12 @@ void enable_as_cuda();
 // An index >= device_count() is refused (c10::Error naming it), never aliased to another.
 torch::Device device(int index = 0);
 
+// The simulated device `index` as a value, without enable(): what a list of cells names before
+// any of them runs. A process that runs only CUDA cells then never registers the sim, which
+// LibTorch 2.8+ would take for its accelerator, failing every CUDA backward (README.md "Beside a
+// GPU"). Tensors on it need enable() first (device() calls it).
+torch::Device listed(int index);
+
 // How many simulated devices there are: the environment variable TORCHPLACE_SIM_DEVICES
 // (1..16) if set when enable() first runs, else 2. Calls enable(); a bad value raises there.
 int device_count();

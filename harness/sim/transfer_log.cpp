@@ -144,8 +144,9 @@ void record_operator(const c10::FunctionSchema& schema, const torch::jit::Stack&
 
 }  // namespace detail
 
+// No enable(): a log around a CUDA cell's step must not register the sim (sim.h listed()); the
+// sim's copies, once it is enabled, find the live logs.
 TransferLog::TransferLog() : sink_(std::make_shared<TransferSink>()) {
-  enable();
   const std::lock_guard<std::mutex> registry(detail::registry_mutex);
   detail::live->push_back(sink_);
   ++detail::live_count;

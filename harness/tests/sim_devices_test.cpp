@@ -15,6 +15,7 @@
 #endif
 
 #include <torchplace/sim/sim.h>
+#include "devices.h"
 #include "error_class.h"
 #include "internal/expected_error.h"
 #include "raised_message.h"
@@ -35,6 +36,20 @@ TEST(SimDevices, CountFollowsTheEnvironment) {
   EXPECT_EQ(c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1)->deviceCount(),
             tp::sim::device_count());
   EXPECT_EQ(tp::sim::device(), tp::sim::device(0));
+}
+
+// A cell list names sim:0 without enabling the sim (sim.h listed()), so that a process of CUDA
+// cells never registers it (README.md "Beside a GPU"). CTest sim.listed_without_enable runs it
+// alone with a count the sim refuses: listing must not raise, and only enabling does.
+TEST(SimLazy, ListingCellsDoesNotEnableTheSim) {
+  const char* text = std::getenv("TORCHPLACE_SIM_DEVICES");
+  if (text == nullptr || std::string(text) != "17") {
+    GTEST_SKIP()
+        << "CTest sim.listed_without_enable runs it, alone, with TORCHPLACE_SIM_DEVICES=17";
+  }
+  const std::vector<tp::Placement> placements = tp::expand(tp::DeviceAxis::kEach);
+  EXPECT_TRUE(tp::sim::is_sim(placements.at(1).primary()));
+  EXPECT_THROW(tp::sim::device_count(), c10::Error);
 }
 
 TEST(SimDevices, EachAllocationKeepsItsIndex) {

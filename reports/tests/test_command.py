@@ -104,6 +104,20 @@ class RunRecord(Scratch):
         self.assertEqual(steps["scenarios"]["status"], "crashed")
         self.assertIn("crashed", steps["outcome"]["problems"])
 
+    def test_the_cuda_cells_run_in_a_process_of_their_own(self) -> None:
+        # a synthetic suite: one cell per process, named after the filter it was given
+        body = (
+            'case "$3" in --gtest_filter=-*) id=cpu;; --gtest_filter=*cuda*) id=cuda:0;; esac; '
+            'echo "{\\"cells\\": [{\\"id\\": \\"$id\\"}]}" >"${1#--torchplace_results=}"'
+        )
+        suite = write_script(os.path.join(self.tmp, "suite"), body)
+        out = os.path.join(self.tmp, "out")
+        self.command("run", "--suite", suite, "--out", out)
+        with open(os.path.join(out, "results.json"), encoding="utf-8") as handle:
+            cells = [cell["id"] for cell in json.load(handle)["cells"]]
+        self.assertEqual(cells, ["cpu", "cuda:0"])
+        self.assertFalse(os.path.exists(os.path.join(out, "results-cuda.json")))
+
     def test_failed_cells_only(self) -> None:
         body = 'echo "{}" >"${1#--torchplace_results=}"; exit 1'
         suite = write_script(os.path.join(self.tmp, "suite"), body)

@@ -12,7 +12,9 @@ run_sh=$here/../run.sh
 source "$here/../../lib/checks.sh" # work, check, checks_summary
 : "${work:?checks.sh sets work}"
 
-# fakes: python3 answers as a pip torch built for CUDA $TORCH_CUDA; nvcc-X.Y says release X.Y;
+# fakes: python3 answers as a pip torch built for CUDA $TORCH_CUDA (its wheels' headers and
+# libnvrtc: $TORCH_INCLUDE, $TORCH_NVRTC); nvcc-X.Y says release X.Y, in a toolkit ($work) that
+# has neither;
 # the step runner sleeps $STEP_SLEEP s and exits $STEP_EXIT for step $FAIL_STEP (else 0).
 mkdir -p "$work/bin" "$work/cuda"
 cat >"$work/bin/python3" <<'PY'
@@ -20,6 +22,8 @@ cat >"$work/bin/python3" <<'PY'
 case "$*" in
   "-m torchplace.torch_info cuda") echo "$TORCH_CUDA" ;;
   "-m torchplace.torch_info cmake_prefix_path") echo /fake/torch/share/cmake ;;
+  "-m torchplace.torch_info cuda_include") echo "${TORCH_INCLUDE:-}" ;;
+  "-m torchplace.torch_info nvrtc") echo "${TORCH_NVRTC:-}" ;;
   *) exit 1 ;;
 esac
 PY
@@ -30,6 +34,7 @@ done
 cat >"$work/step" <<'STEP'
 #!/usr/bin/env bash
 echo "$1" >>"$STEP_LOG"
+env | grep -E '^(CPATH|TORCHPLACE_CMAKE_ARGS)=' >"$STEP_LOG.env"
 sleep "${STEP_SLEEP:-0}"
 [[ "$1" == "${FAIL_STEP:-}" ]] && exit "${STEP_EXIT:-1}"
 exit 0
@@ -64,6 +69,21 @@ check "... the steps in their order" test "$(tr '\n' ' ' <"$work/steps.log")" = 
 check "... run.json records the outcome" sh -c "grep -A2 '\"outcome\"' '$work/out/run.json' | grep -q passed"
 check "... not_run.txt says every step ran" file_has "$work/out/not_run.txt" "every step ran"
 check "... and the pack holds the step logs" sh -c "tar -tzf '$work/out/run.tar.gz' | grep -q logs/tests.log"
+
+TORCH_INCLUDE=/fake/nvidia/include TORCH_NVRTC=/fake/nvidia/lib/libnvrtc.so.13 \
+  CUDACXX=$work/cuda/nvcc-13.0 run_gpu "$work/out"
+check "a toolkit without cusparse.h: the torch wheels' headers in CPATH" \
+  file_has "$work/steps.log.env" "^CPATH=.*/fake/nvidia/include"
+check "... without libnvrtc: the wheels' one" \
+  file_has "$work/steps.log.env" "CUDA_nvrtc_LIBRARY=/fake/nvidia/lib/libnvrtc.so.13"
+check "... and CMake is told nvcc's own toolkit" \
+  file_has "$work/steps.log.env" "CUDA_TOOLKIT_ROOT_DIR=$work\\( \\|$\\)"
+mkdir -p "${work:?}/include" "${work:?}/lib64" && touch "$work/include/cusparse.h" "$work/lib64/libnvrtc.so"
+TORCH_INCLUDE=/fake/nvidia/include TORCH_NVRTC=/fake/nvidia/lib/libnvrtc.so.13 \
+  CUDACXX=$work/cuda/nvcc-13.0 run_gpu "$work/out"
+check "a toolkit with both: neither is taken from the wheels" sh -c \
+  "! grep -q fake/nvidia '$work/steps.log.env'"
+rm -rf "${work:?}/include" "${work:?}/lib64"
 
 CUDACXX=$work/cuda/nvcc-13.0 FAIL_STEP=cuda_tests run_gpu "$work/out"
 check "a failed step: exit 1, the later steps still run" rc_is 1

@@ -81,6 +81,29 @@ def nvcc_release(nvcc: str) -> str:
     return major_minor(lines[0]) if lines else ""
 
 
+def toolkit_args(nvcc: str, torch_is_cuda: bool) -> str:
+    """CMake's view of the toolkit `nvcc` belongs to (not the folder of a wrapper on PATH); where
+    that toolkit lacks the CUDA libraries' headers or libnvrtc (one assembled from pip's nvidia-*
+    wheels), those the CUDA torch's wheels installed: ATen/cuda includes cusparse.h, and Caffe2's
+    cuda.cmake links libnvrtc."""
+    toolkit = Path(nvcc).resolve().parent.parent
+    args = f"-DCMAKE_CUDA_COMPILER={nvcc} -DCUDA_TOOLKIT_ROOT_DIR={toolkit}"
+    if not torch_is_cuda:
+        return args
+    headers = ("include", "targets/x86_64-linux/include")
+    if not any((toolkit / folder / "cusparse.h").is_file() for folder in headers):
+        include = torch_info("cuda_include")
+        print(f"cusparse.h: not in {toolkit}; {include or 'python3 torch ships none either'}")
+        if include:  # gcc and nvcc search CPATH's folders as -I
+            os.environ["CPATH"] = os.pathsep.join(filter(None, [os.environ.get("CPATH"), include]))
+    folders = ("lib64", "lib", "targets/x86_64-linux/lib")
+    if any(any((toolkit / folder).glob("libnvrtc.so*")) for folder in folders):
+        return args
+    nvrtc = torch_info("nvrtc")
+    print(f"nvrtc: {toolkit} has none; {nvrtc or 'python3 torch ships none either'}")
+    return f"{args} -DCUDA_nvrtc_LIBRARY={nvrtc}" if nvrtc else args
+
+
 def find_nvcc() -> None:
     """A CUDA pip torch needs nvcc at configure time, of the CUDA release that torch was built
     for: another one (a 12.x toolkit beside a 13.x wheel) links a second CUDA runtime. Say so
@@ -108,7 +131,7 @@ def find_nvcc() -> None:
                 f"CUDACXX at a {cuda} toolkit",
             )
         extra = os.environ.get("TORCHPLACE_CMAKE_ARGS", "")
-        os.environ["TORCHPLACE_CMAKE_ARGS"] = f"{extra} -DCMAKE_CUDA_COMPILER={nvcc}"
+        os.environ["TORCHPLACE_CMAKE_ARGS"] = f"{extra} {toolkit_args(nvcc, bool(cuda))}"
         print(
             f"nvcc: {nvcc}, CUDA {release or 'unknown'} (python3's torch: CUDA "
             f"{cuda or 'none or absent'})"
@@ -161,7 +184,8 @@ def preflight(out: Path) -> None:
     deps = common.root() / ".deps"
     if (deps / "usr").is_dir():
         prefix = os.environ.get("CMAKE_PREFIX_PATH", "")
-        os.environ["CMAKE_PREFIX_PATH"] = f"{prefix};{deps}/usr" if prefix else f"{deps}/usr"
+        # the environment's CMAKE_PREFIX_PATH is a PATH-like list (':'), not a CMake list
+        os.environ["CMAKE_PREFIX_PATH"] = os.pathsep.join(filter(None, [prefix, f"{deps}/usr"]))
     find_nvcc()
     check_deps_runtime(deps)
     if shutil.which("nvidia-smi"):

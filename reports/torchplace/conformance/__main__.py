@@ -8,10 +8,15 @@
                          SEED (with --budget-s, a different sample per seed)
   --budget-s N           each sweep stops starting entries after N seconds (what ran is judged)
   --workers N --timeout-s N --limit N (samples per dtype) --out DIR
+  --device cuda          the same sweeps on cuda:0 (mixed: cuda:0 and cuda:1), CUDA's own
+                         verdicts against the CPU: the reference the sim is compared with
+                         (versus.py), not judged by the sim's listed differences
+  --trace                every pair's verdict and what the device raised, in each entry
 
 It runs in this Python, whose torch the sim library must match (torchplace.sim). Exit: 0 every
-entry run agrees or is a listed difference, 1 a new or stale difference, 3 nothing could be
-judged (no torch, no op_db, no sim library, no entry run), 64 bad arguments.
+entry run agrees or is a listed difference (with --device cuda: entries ran), 1 a new or stale
+difference, 3 nothing could be judged (no torch, no op_db, no sim library or no CUDA device, no
+entry run), 64 bad arguments.
 """
 from __future__ import annotations
 
@@ -41,6 +46,8 @@ def parse(argv: List[str]) -> Any:
     parser.add_argument("--timeout-s", type=float, default=300.0)
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--out", default="out/conformance")
+    parser.add_argument("--device", choices=("sim", "cuda"), default="sim")
+    parser.add_argument("--trace", action="store_true")
     options = parser.parse_args(argv)
     for sweep in options.sweeps.split(","):
         if sweep not in SWEEPS:
@@ -90,7 +97,9 @@ def run_sweep(sweep: str, options: Any, deadline: float) -> List[Dict[str, Any]]
         options.dtypes,
         "--limit",
         str(options.limit),
-    ]
+        "--device",
+        options.device,
+    ] + (["--trace"] if options.trace else [])
     results = []
     for result in isolate.run(
         argv,
@@ -105,11 +114,25 @@ def run_sweep(sweep: str, options: Any, deadline: float) -> List[Dict[str, Any]]
     return sorted(results, key=lambda result: order[result["name"]])
 
 
+def needs_devices(torch: Any, options: Any) -> None:
+    """The sim library loads here before any worker; --device cuda needs a GPU, two for mixed."""
+    if options.device == "sim":
+        import torchplace.sim  # noqa: F401
+
+        return
+    wanted = 2 if "mixed" in options.sweeps.split(",") else 1
+    if torch.cuda.device_count() < wanted:
+        raise RuntimeError(
+            f"--device cuda: {torch.cuda.device_count()} CUDA devices, the sweeps need {wanted}"
+        )
+
+
 def main(argv: List[str]) -> int:
     options = parse(argv)
     try:
         import torch
-        import torchplace.sim  # noqa: F401 - the library must load here before any worker
+
+        needs_devices(torch, options)
     except (ImportError, RuntimeError) as error:
         print(f"torchplace conformance: cannot judge: {error}", file=sys.stderr)
         return schema.EXIT_ENV
@@ -123,9 +146,12 @@ def main(argv: List[str]) -> int:
             print(f"torchplace conformance: {sweep}: cannot judge: {error}", file=sys.stderr)
             return schema.EXIT_ENV
         figures, problems = judge.judge(sweep, results, version, known)
+        if options.device == "cuda":
+            problems = []  # CUDA's own verdicts: the reference, not judged by the sim's list
         document = {
             "schema": schema.CONFORMANCE_SCHEMA,
             "sweep": sweep,
+            "device": options.device,
             "torch": torch.__version__,
             "dtypes": options.dtypes.split(","),
             "figures": figures,
@@ -134,7 +160,7 @@ def main(argv: List[str]) -> int:
         }
         schema.write_atomically(out / f"{sweep}.json", json.dumps(document, indent=1) + "\n")
         print(
-            f"{sweep} on torch {torch.__version__}: {figures['agree']} of "
+            f"{sweep} on {options.device}, torch {torch.__version__}: {figures['agree']} of "
             f"{figures['cpu_runs']} entries the CPU runs agree ({figures['exact']} bit for bit); "
             f"{figures['listed']} listed differences, {figures['new']} new, "
             f"{figures['stale']} stale; {len(results)} entries run"

@@ -69,10 +69,14 @@ def check_input(
 
 
 def check(
-    info: Any, device: torch.device, dtype_names: Iterable[str], limit: Optional[int] = None
+    info: Any,
+    device: torch.device,
+    dtype_names: Iterable[str],
+    limit: Optional[int] = None,
+    trace: bool = False,
 ) -> Dict[str, Any]:
     """Every module input of every dtype named that the ModuleInfo lists."""
-    tally = Tally()
+    tally = Tally(trace)
     modes = [True, False] if info.train_and_eval_differ else [True]
     for name in dtype_names:
         dtype = DTYPES[name]

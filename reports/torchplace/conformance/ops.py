@@ -85,8 +85,8 @@ def _copied(sample: Any, device: Optional[torch.device]) -> Any:
 def _output_device(sample: Any, device: torch.device) -> torch.device:
     """Where CUDA puts the outputs: the device a factory function is given, else the sample's
     tensors' device (`device` when any is on it, the CPU when none is: torch.arange(2))."""
-    if "device" in sample.kwargs:
-        return torch.device(sample.kwargs["device"])
+    if "device" in sample.kwargs:  # "cuda" (no index, op_db on a GPU host) names cuda:0 there
+        return torch.empty(0, device=sample.kwargs["device"]).device
     on = [
         leaf.device
         for leaf in values.flatten([sample.input, sample.args, sample.kwargs])
@@ -163,13 +163,17 @@ def _samples(op: Any, device: torch.device, dtype: torch.dtype, grad: bool) -> L
 
 
 def check(
-    op: Any, device: torch.device, dtype_names: Iterable[str], limit: Optional[int] = None
+    op: Any,
+    device: torch.device,
+    dtype_names: Iterable[str],
+    limit: Optional[int] = None,
+    trace: bool = False,
 ) -> Dict[str, Any]:
     """Every sample of every dtype named (those the CPU supports) of one OpInfo: forward without
     gradients, then forward and backward with them where the op and the dtype have autograd."""
     supported, on_cuda = op.supported_dtypes("cpu"), op.supported_dtypes("cuda")
     backward = op.supported_backward_dtypes("cpu") if op.supports_autograd else set()
-    tally = Tally()
+    tally = Tally(trace)
     for name in dtype_names:
         dtype = DTYPES[name]
         if dtype not in supported:
@@ -198,23 +202,28 @@ def check(
 
 
 class Tally:
-    """The verdicts of one entry's pairs: counts, the first failure, exactness."""
+    """The verdicts of one entry's pairs: counts, the first failure, exactness; with `trace`,
+    every pair's verdict and what the device raised (the sim against CUDA, pair by pair)."""
 
-    def __init__(self) -> None:
+    def __init__(self, trace: bool = False) -> None:
         self.counts: Dict[str, int] = {}
         self.first_failure: Optional[Dict[str, Any]] = None
         self.exact = True
+        self.trace: Optional[List[Dict[str, Any]]] = [] if trace else None
 
     def add(self, result: Dict[str, Any], **where: Any) -> None:
         self.counts[result["verdict"]] = self.counts.get(result["verdict"], 0) + 1
         self.exact = self.exact and result.get("exact", True)
         if result["verdict"] not in values.GOOD and self.first_failure is None:
             self.first_failure = dict(result, **where)
+        if self.trace is not None:
+            kept = {key: result[key] for key in TRACED if result.get(key) is not None}
+            self.trace.append(dict(where, **kept))
 
     def summary(self) -> Dict[str, Any]:
         pairs = sum(self.counts.values())
         ran = pairs - self.counts.get(values.BOTH_RAISE, 0)  # the CPU ran, or CUDA refuses
-        return {
+        summary = {
             "pairs": pairs,
             "counts": self.counts,
             "cpu_runs": ran > 0,
@@ -222,3 +231,9 @@ class Tally:
             "exact": self.exact,
             "first_failure": self.first_failure,
         }
+        if self.trace is not None:
+            summary["trace"] = self.trace
+        return summary
+
+
+TRACED = ("stage", "verdict", "raised", "detail")

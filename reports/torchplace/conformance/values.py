@@ -142,6 +142,11 @@ def attempt(call: Callable[[], Any]) -> Outcome:
         return None, error
 
 
+def raised(error: BaseException) -> str:
+    """What the device's run raised, as a trace keeps it: the type and the message's start."""
+    return f"{type(error).__name__}: {str(error)[:240]}"
+
+
 def verdict(
     cpu: Outcome, sim: Outcome, device: torch.device, undefined_values: bool = False
 ) -> Dict[str, Any]:
@@ -151,6 +156,7 @@ def verdict(
         same = type(cpu_error) is type(sim_error)
         return {
             "verdict": BOTH_RAISE if same else DIFFERS,
+            "raised": raised(sim_error),
             "detail": None
             if same
             else f"{type(sim_error).__name__} on the sim, "
@@ -160,6 +166,7 @@ def verdict(
         return {
             "verdict": FALSE_ALARM,
             "detail": f"{type(sim_error).__name__}: {str(sim_error)[:400]}",
+            "raised": raised(sim_error),
         }
     if cpu_error is not None:
         return {

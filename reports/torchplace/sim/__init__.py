@@ -76,7 +76,10 @@ def enable() -> None:
     path = library_path()
     _check_version(path)
     try:
-        library = ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+        # RTLD_LOCAL: its symbols stay its own. Loaded RTLD_GLOBAL, the next extensions bound to
+        # them: importing op_db then died of SIGSEGV in ml_dtypes (numba-cuda imports it), pip's
+        # torch 2.11 on an H200.
+        library = ctypes.CDLL(str(path), mode=ctypes.RTLD_LOCAL)
     except OSError as error:
         raise SimUnavailable(f"torchplace.sim: cannot load {path}: {error}") from error
     library.torchplace_sim_error.restype = ctypes.c_char_p
