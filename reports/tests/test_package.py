@@ -159,6 +159,7 @@ class EntryPoints(unittest.TestCase):
         "torchplace.conformance": ["--colour"],
         "torchplace.conformance.environment": ["--colour"],
         "torchplace.conformance.worker": ["--colour"],
+        "torchplace.conformance.versus": ["--colour"],
     }
     # documented otherwise: the gate's usage errors are its exit 3 (ci/torchplace gate --help);
     # every argument of requires is a module name to probe
