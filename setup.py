@@ -38,6 +38,8 @@ def sim_extension():
         sources + [str(path) for path in PYTHON_ENTRY],
         include_dirs=[str(HERE / SIM), str(HERE / "harness")],
         extra_compile_args=standard() + ["-O2", "-g0", "-Wall", "-Wextra"],  # -g0: faster
+        # only the C entry points exported (harness/sim/python_exports.map says why)
+        extra_link_args=[f"-Wl,--version-script={HERE / SIM / 'python_exports.map'}"],
     )
 
 

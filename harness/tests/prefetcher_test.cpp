@@ -4,6 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <thread>
+
 #if TORCHPLACE_WITH_CUDA
 #include <ATen/cuda/Sleep.h>
 #endif
@@ -199,6 +206,33 @@ TEST(Prefetcher, RethrowsTheSourcesErrorOnTheCallersThread_CUDA) {
       torch::Device(torch::kCUDA, 0));
   EXPECT_TRUE(prefetcher.next().has_value());
   EXPECT_THROW(prefetcher.next(), c10::Error);
+}
+
+// A training loop that stops early destroys the prefetcher while its producer waits for room:
+// the destructor must wake it and join, within a deadline (a hang fails here, it does not hang).
+TEST(Prefetcher, DestroyedMidStreamStopsItsProducer_CUDA) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "device absent: needs cuda:0";
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  auto prefetcher = std::make_unique<Prefetcher<Nested>>(
+      [calls]() -> std::optional<Nested> { return make_batch((*calls)++); },
+      torch::Device(torch::kCUDA, 0), PrefetchOptions{1});
+  ASSERT_TRUE(prefetcher->next().has_value());
+  for (int waited = 0; calls->load() < 2 && waited < 2000; ++waited) {  // batch 1 queued
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its producer now waits
+  auto destroyed = std::make_shared<std::promise<void>>();
+  std::future<void> done = destroyed->get_future();
+  std::thread([owned = std::move(prefetcher), destroyed]() mutable {
+    owned.reset();
+    destroyed->set_value();
+  }).detach();  // a destructor that never returns is left behind, not waited for
+  if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ADD_FAILURE() << "~Prefetcher did not return in 10 s: its producer was not woken and stopped";
+    std::fflush(stdout);
+    std::_Exit(EXIT_FAILURE);  // threads blocked for good: end here, not at a hung exit
+  }
+  EXPECT_LE(calls->load(), 3) << "the source was still called after the prefetcher stopped";
 }
 
 // What the CUDA target's producer checks before copying on its side stream: every tensor on the

@@ -277,6 +277,22 @@ class RecordFiles(unittest.TestCase):
             {ids[0]: "killed", ids[1]: "untriaged", ids[2]: "unrun", ids[3]: "build_failure"},
         )
 
+    def test_a_kill_on_a_cuda_build_is_recorded_apart(self):
+        # a GPU run's kill (its CUDA tests) would survive on a CPU host, whose CUDA tests skip
+        cases = [
+            ({"status": "killed", "cuda": True}, "killed_cuda"),
+            ({"status": "timeout", "cuda": True}, "killed_cuda"),
+            ({"status": "killed"}, "killed"),
+            ({"status": "survived", "cuda": True}, "untriaged"),
+            ({"status": "needs_cuda"}, "killed_cuda"),  # not run here: the ledger's state kept
+        ]
+        for record, state in cases:
+            with self.subTest(record=record):
+                self.assertEqual(ledger.ledger_state(record), state)
+        self.assertIn("killed_cuda", ledger.LEDGER_STATES)
+        summary = generated.summarise([{"status": "needs_cuda"}, {"status": "killed"}], 0)
+        self.assertEqual((summary["judged"], summary["needs_cuda"]), (1, 1))
+
     def test_a_file_that_holds_no_records_cannot_be_judged(self):
         with tempfile.TemporaryDirectory() as folder:
             for text in ("{}", "not json", '{"mutants": [{"id": "x"}]}'):

@@ -4,8 +4,9 @@ over this build's torch with this build's sim library (TORCHPLACE_SIM_LIBRARY):
     the count refused by name;
   - CUDA's device check: labels left on the CPU raise LibTorch's own mismatch, naming the target;
   - TransferLog: a blocking copy, a non_blocking one and an .item() counted exactly;
-  - the classifier the pytest plugin names classes with;
-  - a library built for another torch refused before it is loaded.
+  - the classifier the pytest plugin names classes with, which registers no device;
+  - a library built for another torch refused before it is loaded;
+  - only its C entry points exported.
 Each child is a fresh process: the device count is read once, when the sim is enabled."""
 import os
 import subprocess
@@ -69,6 +70,42 @@ class Counting(unittest.TestCase):
         else:
             self.fail("a sim tensor plus a CPU tensor did not raise")
         self.assertEqual(classify(b"all good, 12 tests passed"), b"Unclassified")
+
+
+class Plugin(unittest.TestCase):
+    def test_classifying_registers_no_device(self):
+        # Beside a GPU, torch 2.8+ takes a registered sim for its accelerator and every CUDA
+        # backward then fails (harness/sim/README.md): the plugin's classifier loads the library
+        # only. The message: 1.13's TensorIterator, with a GPU's name.
+        code = (
+            "import sys, torch\nfrom torchplace import pytest_plugin\n"
+            "print(pytest_plugin._classify('Expected all tensors to be on the same device, but "
+            "found at least two devices, cuda:0 and cpu!'))\n"
+            "print('torchplace.sim' in sys.modules)\n"
+            "print(getattr(torch._C, '_get_privateuse1_backend_name', lambda: 'none')())"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        )
+        self.assertEqual(done.returncode, 0, done.stderr)
+        name = "privateuseone" if int(torch.__version__.split(".")[0]) >= 2 else "none"
+        self.assertEqual(done.stdout.split(), ["DeviceMismatch", "False", name])
+
+
+class Exports(unittest.TestCase):
+    def test_only_the_c_entry_points(self):
+        # A C++ symbol it exported (a std::regex instantiation) bound to pip's libtorch copy,
+        # built by another compiler: classifying died of SIGSEGV (harness/sim/python_exports.map)
+        done = subprocess.run(
+            ["nm", "-D", "--defined-only", str(sim.library_path())],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        names = [line.split()[-1] for line in done.stdout.splitlines() if line.strip()]
+        self.assertIn("torchplace_classify", names)
+        others = [name for name in names if not name.startswith("torchplace_")]
+        self.assertEqual(others[:5], [], f"{len(others)} other symbols exported")
 
 
 class Refusal(unittest.TestCase):

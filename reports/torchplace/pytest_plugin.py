@@ -41,10 +41,10 @@ def pytest_configure(config: Any) -> None:
 
 
 def _classify(message: str) -> str:
-    from torchplace import sim
+    # the library alone: registering the sim here would break CUDA backwards (torch 2.8+)
+    from torchplace import sim_library
 
-    found = sim.library().torchplace_classify(message.encode("utf-8", "replace"))
-    return found.decode()
+    return sim_library.classify(message)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -77,7 +77,8 @@ def shard_of(mutants: list, shard: str) -> list:
 
 def summarise(records: list, equivalents_count: int) -> dict:
     states = ("killed", "timeout", "survived", "untriaged", "unmeasured")
-    apart = ("build_failure", "not_built")  # proves nothing either way: listed, not judged
+    # proves nothing either way here: listed, not judged
+    apart = ("build_failure", "not_built", "needs_cuda")
     counts = {key: 0 for key in states + apart}
     for record in records:
         counts[record["status"]] += 1
@@ -177,6 +178,13 @@ def not_built_record(mutant: Mutant) -> Dict[str, Any]:
     }
 
 
+def needs_cuda_record(mutant: Mutant) -> Dict[str, Any]:
+    detail = "killed by a CUDA build's tests (ledger: killed_cuda); this build has no CUDA: not run"
+    return {"id": mutant.id, "old": mutant.old, "new": mutant.new, "status": "needs_cuda"} | {
+        "detail": detail
+    }
+
+
 def untriaged_record(mutant: Mutant) -> Dict[str, Any]:
     detail = "a known survivor (ledger: untriaged), not run"
     return {"id": mutant.id, "old": mutant.old, "new": mutant.new, "status": "untriaged"} | {
@@ -204,6 +212,10 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
         if mutant.needs and not scratch.defines(mutant.needs, scope.CPP[mutant.path][0]):
             records.append(not_built_record(mutant))
             continue
+        cuda = kind != "py" and scratch.defines("TORCHPLACE_WITH_CUDA", kind)
+        if ledger.get(mutant.id) == "killed_cuda" and not cuda:
+            records.append(needs_cuda_record(mutant))
+            continue
         spent = time.monotonic() - started
         # --in-tree: once a C++ mutant ran, the restored checkout's binaries are rebuilt at the
         # end, about one mutant's rebuild each, which the budget keeps room for
@@ -213,6 +225,8 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
             continue  # would end past the budget; a cheaper kind may still fit
         record = {"id": mutant.id, "old": mutant.old, "new": mutant.new}
         record.update(try_mutant(scratch, mutant))
+        if cuda:  # a kill here may need CUDA's tests: the ledger says killed_cuda
+            record["cuda"] = True
         if "seconds" in record:  # the longest of its kind so far replaces the first guess
             guess[kind] = (
                 max(guess[kind], record["seconds"]) if kind in timed else record["seconds"]

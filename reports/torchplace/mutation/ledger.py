@@ -10,12 +10,14 @@ from torchplace.schema import EXIT_ENV
 EQUIVALENTS = Path(__file__).with_name("equivalents")
 # Each mutant's verdict at the last measurement (--write-ledger): killed, untriaged (survived, not
 # yet killed by a test nor shown equivalent), unrun (not reached), not_built (see generated.py) or
-# build_failure (the mutated source does not compile: no program to judge, out of the ratio).
+# build_failure (the mutated source does not compile: no program to judge, out of the ratio);
+# killed_cuda: killed by the tests of a CUDA build (a GPU run), whose CUDA tests a build without
+# CUDA skips: such a build does not run it (status needs_cuda), and it counts as killed.
 # A sampled survivor fails the run when the ledger says killed (a hole opened) or does not know it
 # (new or changed code); one it records as untriaged or unrun is a known, unmeasured hole: listed
 # and counted as survived in the kill ratio, not a failure. A sample does not run untriaged ones.
 LEDGER = Path(__file__).with_name("ledger")
-LEDGER_STATES = ("killed", "untriaged", "unrun", "not_built", "build_failure")
+LEDGER_STATES = ("killed", "killed_cuda", "untriaged", "unrun", "not_built", "build_failure")
 
 
 def load_equivalents(path: Path = EQUIVALENTS) -> dict:
@@ -41,17 +43,21 @@ def load_ledger(path: Path = LEDGER) -> Dict[str, str]:
     return ledger
 
 
+def ledger_state(record: dict) -> str:
+    """A run's record as a ledger state: a kill on a CUDA build is `killed_cuda`."""
+    killed = "killed_cuda" if record.get("cuda") else "killed"
+    return {
+        "killed": killed,
+        "timeout": killed,
+        "build_failure": "build_failure",
+        "not_built": "not_built",
+        "needs_cuda": "killed_cuda",
+    }.get(record["status"], "untriaged")
+
+
 def write_ledger(path: Path, records: list, ledger: Dict[str, str], mutants: list) -> None:
     """Every mutant but the equivalents, with this run's verdict where it ran one."""
-    now = {
-        r["id"]: {
-            "killed": "killed",
-            "timeout": "killed",
-            "build_failure": "build_failure",
-            "not_built": "not_built",
-        }.get(r["status"], "untriaged")
-        for r in records
-    }
+    now = {r["id"]: ledger_state(r) for r in records}
     equivalents = load_equivalents()
     lines = [HEADER_LEDGER]
     for mutant in mutants:
@@ -64,7 +70,8 @@ HEADER_LEDGER = (
     "# Every generated mutant's verdict at its last measurement (ledger.py --write-ledger):\n"
     "# killed, untriaged (survived; not yet killed by a test or shown equivalent), unrun (not\n"
     "# reached), not_built (in `#if NAME` code this build does not compile, e.g. CUDA-only) or\n"
-    "# build_failure (the mutated source does not compile).\n"
+    "# build_failure (the mutated source does not compile); killed_cuda: killed by a CUDA\n"
+    "# build's tests, not run by a build without CUDA.\n"
     "# Equivalents are not listed. Written by the tool."
 )
 

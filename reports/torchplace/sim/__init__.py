@@ -15,31 +15,13 @@ The library is the one TORCHPLACE_SIM_LIBRARY names, else the one installed besi
 from __future__ import annotations
 
 import ctypes
-import os
-import re
-from pathlib import Path
 from typing import Optional
 
 import torch
 
-LIBRARY_NAME = "libtorchplace_sim_python.so"
+from torchplace.sim_library import SimUnavailable, built_for, library_path, load
+
 _library: Optional[ctypes.CDLL] = None
-
-
-class SimUnavailable(RuntimeError):
-    """The sim's library is missing, or was built for another torch."""
-
-
-def library_path() -> Path:
-    """The library to load: TORCHPLACE_SIM_LIBRARY, else the one installed beside this file."""
-    named = os.environ.get("TORCHPLACE_SIM_LIBRARY")
-    path = Path(named) if named else Path(__file__).with_name(LIBRARY_NAME)
-    if not path.is_file():
-        raise SimUnavailable(
-            f"torchplace.sim: no sim library at {path} (build the target torchplace_sim_python "
-            f"against this torch, {torch.__version__}, and set TORCHPLACE_SIM_LIBRARY to it)"
-        )
-    return path
 
 
 def _torch_major() -> int:
@@ -51,42 +33,12 @@ def type_name() -> str:
     return "sim" if _torch_major() >= 2 else "privateuseone"
 
 
-def built_for(path: Path) -> str:
-    """The LibTorch version the library at `path` was built against, read from its bytes."""
-    found = re.search(rb"torchplace-sim-torch-version=([0-9][0-9A-Za-z.+]*);", path.read_bytes())
-    if not found:
-        raise SimUnavailable(f"torchplace.sim: {path} is not a torchplace sim library")
-    return found.group(1).decode()
-
-
-def _check_version(path: Path) -> None:
-    built = built_for(path)
-    if built.split(".")[:2] != torch.__version__.split(".")[:2]:
-        raise SimUnavailable(
-            f"torchplace.sim: {path} was built against LibTorch {built}, but this torch is "
-            f"{torch.__version__}: build torchplace_sim_python against this torch"
-        )
-
-
 def enable() -> None:
     """Loads the library and registers the device, once; raises SimUnavailable naming why not."""
     global _library
     if _library is not None:
         return
-    path = library_path()
-    _check_version(path)
-    try:
-        # RTLD_LOCAL: its symbols stay its own. Loaded RTLD_GLOBAL, the next extensions bound to
-        # them: importing op_db then died of SIGSEGV in ml_dtypes (numba-cuda imports it), pip's
-        # torch 2.11 on an H200.
-        library = ctypes.CDLL(str(path), mode=ctypes.RTLD_LOCAL)
-    except OSError as error:
-        raise SimUnavailable(f"torchplace.sim: cannot load {path}: {error}") from error
-    library.torchplace_sim_error.restype = ctypes.c_char_p
-    library.torchplace_classify.restype = ctypes.c_char_p
-    library.torchplace_classify.argtypes = [ctypes.c_char_p]
-    library.torchplace_sim_log_start.restype = ctypes.c_void_p
-    library.torchplace_sim_log_json.restype = ctypes.c_char_p
+    library = load()  # torchplace.sim_library: loaded, version checked
     if library.torchplace_sim_enable() != 0:
         raise SimUnavailable(f"torchplace.sim: {library.torchplace_sim_error().decode()}")
     if _torch_major() >= 2:  # 2.x's API, absent before (getattr: typed against 1.13 too)
@@ -127,4 +79,13 @@ enable()
 
 from torchplace.sim.transfer_log import TransferLog  # noqa: E402 - needs the library loaded
 
-__all__ = ["SimUnavailable", "TransferLog", "device", "device_count", "enable", "type_name"]
+__all__ = [
+    "SimUnavailable",
+    "TransferLog",
+    "built_for",
+    "device",
+    "device_count",
+    "enable",
+    "library_path",
+    "type_name",
+]

@@ -1,0 +1,80 @@
+"""The sim's library loaded, the device not registered: what needs only its C entry points (the
+classifier) imports this, not torchplace.sim, whose import registers the device.
+
+Why apart: beside a GPU, LibTorch 2.8+ takes a registered PrivateUse1 backend for its accelerator
+and every CUDA backward of that process then fails (harness/sim/README.md, "Beside a GPU").
+Loading the library registers nothing: torchplace_sim_enable() does.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+from pathlib import Path
+from typing import Optional
+
+import torch
+
+LIBRARY_NAME = "libtorchplace_sim_python.so"
+_library: Optional[ctypes.CDLL] = None
+
+
+class SimUnavailable(RuntimeError):
+    """The sim's library is missing, or was built for another torch."""
+
+
+def library_path() -> Path:
+    """The library to load: TORCHPLACE_SIM_LIBRARY, else the one installed with torchplace.sim."""
+    named = os.environ.get("TORCHPLACE_SIM_LIBRARY")
+    path = Path(named) if named else Path(__file__).parent / "sim" / LIBRARY_NAME
+    if not path.is_file():
+        raise SimUnavailable(
+            f"torchplace.sim: no sim library at {path} (build the target torchplace_sim_python "
+            f"against this torch, {torch.__version__}, and set TORCHPLACE_SIM_LIBRARY to it)"
+        )
+    return path
+
+
+def built_for(path: Path) -> str:
+    """The LibTorch version the library at `path` was built against, read from its bytes."""
+    found = re.search(rb"torchplace-sim-torch-version=([0-9][0-9A-Za-z.+]*);", path.read_bytes())
+    if not found:
+        raise SimUnavailable(f"torchplace.sim: {path} is not a torchplace sim library")
+    return found.group(1).decode()
+
+
+def _check_version(path: Path) -> None:
+    built = built_for(path)
+    if built.split(".")[:2] != torch.__version__.split(".")[:2]:
+        raise SimUnavailable(
+            f"torchplace.sim: {path} was built against LibTorch {built}, but this torch is "
+            f"{torch.__version__}: build torchplace_sim_python against this torch"
+        )
+
+
+def load() -> ctypes.CDLL:
+    """The library, loaded once and its version checked; the device is not registered."""
+    global _library
+    if _library is not None:
+        return _library
+    path = library_path()
+    _check_version(path)
+    try:
+        # RTLD_LOCAL: its symbols stay its own. Loaded RTLD_GLOBAL, the next extensions bound to
+        # them: importing op_db then died of SIGSEGV in ml_dtypes (numba-cuda imports it), pip's
+        # torch 2.11 on an H200.
+        library = ctypes.CDLL(str(path), mode=ctypes.RTLD_LOCAL)
+    except OSError as error:
+        raise SimUnavailable(f"torchplace.sim: cannot load {path}: {error}") from error
+    library.torchplace_sim_error.restype = ctypes.c_char_p
+    library.torchplace_classify.restype = ctypes.c_char_p
+    library.torchplace_classify.argtypes = [ctypes.c_char_p]
+    library.torchplace_sim_log_start.restype = ctypes.c_void_p
+    library.torchplace_sim_log_json.restype = ctypes.c_char_p
+    _library = library
+    return library
+
+
+def classify(message: str) -> str:
+    """The error class of `message` (the suite's classifier), registering no device."""
+    return load().torchplace_classify(message.encode("utf-8", "replace")).decode()
