@@ -61,6 +61,9 @@ struct Frame {
 };
 // An address's frames, innermost (inlined) first.
 std::vector<Frame> symbolize(void* pc);
+// LibTorch's, the runtimes', GoogleTest's or torchplace's frame: by its function's first
+// namespace, else by its source file (a name with none, e.g. one left mangled).
+bool library_code(const Frame& frame);
 // The calling thread's return addresses (backtrace()); none while frames are off.
 std::vector<void*> capture_stack();
 // The first user frame of a stack: "at train.cpp:42 in toy::train_step", "in toy::train_step"

@@ -49,20 +49,6 @@ std::string first_namespace(const std::string& name) {
   return "";
 }
 
-// LibTorch's, the standard library's, GoogleTest's and torchplace's own code, as it lands in a
-// user's binary too (inline functions, templates, the static sim).
-bool library_code(const Frame& frame) {
-  const std::string space = first_namespace(frame.function);
-  for (const char* name : {"at", "c10", "torch", "caffe2", "tp", "std", "__gnu_cxx", "testing"}) {
-    if (space == name) return true;
-  }
-  for (const char* part : {"/ATen/", "/c10/", "/torch/csrc/", "/include/torch/", "/include/c++/",
-                           "/gtest/", "/gmock/", "/harness/sim/"}) {
-    if (frame.file.find(part) != std::string::npos) return true;
-  }
-  return false;
-}
-
 // "at train.cpp:42 in toy::train_step", "in toy::train_step" (no line), "" (no name).
 std::string describe(const Frame& frame) {
   if (frame.function.empty()) return "";
@@ -89,6 +75,20 @@ std::string user_frame_at(void* pc) {
 }
 
 }  // namespace
+
+// LibTorch's, the standard library's, GoogleTest's and torchplace's own code, as it lands in a
+// user's binary too (inline functions, templates, the static sim).
+bool library_code(const Frame& frame) {
+  const std::string space = first_namespace(frame.function);
+  for (const char* name : {"at", "c10", "torch", "caffe2", "tp", "std", "__gnu_cxx", "testing"}) {
+    if (space == name) return true;
+  }
+  for (const char* part : {"/ATen/", "/c10/", "/torch/csrc/", "/include/torch/", "/include/c++/",
+                           "/gtest/", "/gmock/", "/harness/sim/"}) {
+    if (frame.file.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
 
 void set_user_frames(bool enabled) { frames_enabled = enabled; }
 bool user_frames_enabled() { return frames_enabled.load(); }

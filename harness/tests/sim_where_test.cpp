@@ -10,6 +10,7 @@
 #include <torchplace/error_class.h>
 #include <torchplace/sim/sim.h>
 #include <torchplace/sim/transfer_log.h>
+#include "sim/sim_internal.h"
 
 namespace sim_where_test {
 namespace {
@@ -110,6 +111,19 @@ TEST(SimWhere, TransferLogNamesACopyAtItsLine) {
   EXPECT_NE(log.summary().find("h2d 1 copies 36 B (0 non_blocking; " + site), std::string::npos)
       << log.summary();
   EXPECT_NE(log.summary().find("1 x copy_to_device (" + site), std::string::npos) << log.summary();
+}
+
+// A frame is skipped as library code by its function's namespace, else by its file: a name the
+// symbolizer left mangled, or one with no namespace, inside LibTorch's or GoogleTest's headers.
+// Frames made here, as symbolize() returns them (paths and names synthetic).
+TEST(SimWhere, LibraryFramesAreKnownByTheirFileWhenTheNameSaysNothing) {
+  using tp::sim::detail::Frame;
+  using tp::sim::detail::library_code;
+  EXPECT_TRUE(library_code(Frame{"at::native::add", "", 0}));
+  EXPECT_TRUE(library_code(Frame{"_ZN2at6native3addEv", "/opt/include/ATen/ops/add.h", 12}));
+  EXPECT_TRUE(library_code(Frame{"helper", "/usr/src/googletest/include/gtest/gtest.h", 3}));
+  EXPECT_FALSE(library_code(Frame{"train_step", "/home/user/train.cpp", 42}));
+  EXPECT_FALSE(library_code(Frame{"toy::train_step", "/home/user/train.cpp", 42}));
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ BAD_CASES = (  # (fixture under bad/, the file it replaces, words the message mu
     ("other_tool.json", "bench.json", "not Google Benchmark JSON"),
     ("other_gbench.json", "bench.json", "not from torchplace's benchmarks"),
     ("bench_missing_fields.json", "bench.json", "missing field(s) real_time"),
+    ("bench_run_name_not_a_string.json", "bench.json", "run_name must be a string, found int"),
     ("malformed.json", "bench.json", "is not valid JSON"),
     ("empty.json", "matrix.json", "is empty"),
     ("matrix_missing_fields.json", "matrix.json", "missing field(s) cells"),

@@ -2,8 +2,9 @@
 """The command (`ci/torchplace` -> `python3 -m torchplace`, torchplace.command) with fakes, nothing
 built: a SIGTERM is a clean exit 3 that ends the suite it ran; a run's steps and outcome land in
 run.json (a binary that writes no results, a budget that cuts a step); the installed command's
-restrictions; `test` asks tp_ensure_deps for TP_CHECK_PACKAGES. Fake binaries are shell scripts
-made here; their output is synthetic.
+restrictions; `test` asks tp_ensure_deps for TP_CHECK_PACKAGES; the GPU machine's steps and the
+tools' checks, in process with mocks. Fake binaries are shell scripts made here; their output is
+synthetic. A test written to kill a generated mutant (ci/mutation/README.md) names it.
 
   test_command.py [CLASS]      (CTest: command.*)
 """
@@ -16,11 +17,21 @@ import sys
 import tempfile
 import time
 import unittest
+from pathlib import Path
 from typing import Dict, List
+from unittest import mock
 
 from torchplace import schema
+from torchplace.command import common, gpu, run, tools
 
 TORCHPLACE = str(schema.ROOT / "ci" / "torchplace")
+
+
+# A fake Google Benchmark binary: one synthetic benchmark, written where --benchmark_out says.
+FAKE_BENCH = (
+    'for arg; do case "$arg" in --benchmark_out=*) out="${arg#--benchmark_out=}";; esac; done\n'
+    'echo \'{"context": {"note": "synthetic"}, "benchmarks": [{"name": "%s"}]}\' >"$out"'
+)
 
 
 def write_script(path: str, body: str) -> str:
@@ -150,6 +161,19 @@ class RunRecord(Scratch):
         with open(os.path.join(out, "not_run.txt"), encoding="utf-8") as handle:
             self.assertIn("scenarios: cut by the budget", handle.read())
 
+    def test_a_bench_that_ran_is_recorded(self) -> None:
+        # kills reports/torchplace/command/run.py:bench_step:0e327a:delete_stmt:0 (the bench
+        # step's record in run.json not written)
+        body = 'echo \'{"cells": []}\' >"${1#--torchplace_results=}"'  # synthetic: no cells
+        suite = write_script(os.path.join(self.tmp, "suite"), body)
+        bench = write_script(os.path.join(self.tmp, "bench"), FAKE_BENCH % "synthetic/one")
+        out = os.path.join(self.tmp, "out")
+        done = self.command("run", "--suite", suite, "--bench", bench, "--out", out)
+        self.assertTrue(os.path.isfile(os.path.join(out, "bench.json")), done.stderr)
+        bench_step = self.steps(out).get("bench", {})
+        self.assertEqual(bench_step.get("status"), "ran", done.stderr)
+        self.assertEqual(bench_step.get("exit"), 0, done.stderr)
+
     def test_bad_budgets(self) -> None:
         for budget in ("0", "ten", "-5"):
             with self.subTest(budget=budget):
@@ -231,6 +255,76 @@ class TestDeps(Scratch):
         for package in ("libtorch-dev", "clang-format", "shellcheck", "black", "flake8", "mypy"):
             self.assertIn(package, done.stderr)
         self.assertIn("python3-hypothesis", done.stderr)
+
+
+class GpuSteps(Scratch):
+    """`run --gpu`'s own steps (torchplace.command.gpu), in process: the environment patched and
+    restored, the benchmark binary a fake."""
+
+    def test_a_named_libtorch_is_kept(self) -> None:
+        # kills reports/torchplace/command/gpu.py:find_libtorch:019f85:delete_stmt:0 (python3's
+        # pip torch asked for and put over the LibTorch the caller named)
+        for name in ("Torch_DIR", "CMAKE_PREFIX_PATH"):
+            with self.subTest(named=name), mock.patch.dict(os.environ):
+                for variable in ("Torch_DIR", "CMAKE_PREFIX_PATH"):
+                    os.environ.pop(variable, None)
+                os.environ[name] = "/synthetic/libtorch"
+                with mock.patch.object(gpu, "torch_info", return_value="/synthetic/pip") as info:
+                    gpu.find_libtorch()
+                info.assert_not_called()
+                self.assertEqual(os.environ[name], "/synthetic/libtorch")
+                if name == "Torch_DIR":
+                    self.assertNotIn("CMAKE_PREFIX_PATH", os.environ)
+
+    def test_the_rest_benchmarks_are_merged_into_bench_json(self) -> None:
+        # kills reports/torchplace/command/gpu.py:bench_rest_step:925787:delete_branch:0
+        # (bench-rest.json left beside bench.json, not merged into it)
+        build = os.path.join(self.tmp, "build")
+        os.makedirs(os.path.join(build, "scenarios"))
+        write_script(os.path.join(build, "scenarios", "torchplace_bench"), FAKE_BENCH % "rest")
+        out = Path(self.tmp) / "out"
+        out.mkdir()
+        headline = {"context": {"note": "synthetic"}, "benchmarks": [{"name": "headline"}]}
+        (out / "bench.json").write_text(json.dumps(headline), encoding="utf-8")
+        with open(os.path.join(self.tmp, "bench-rest.log"), "w") as log_file, mock.patch.dict(
+            os.environ, TORCHPLACE_BUILD_DIR=build
+        ):
+            code = gpu.bench_rest_step(run.Options(out), log_file)
+        self.assertEqual(code, schema.EXIT_OK)
+        with open(out / "bench.json", encoding="utf-8") as handle:
+            names = [row["name"] for row in json.load(handle)["benchmarks"]]
+        self.assertEqual(names, ["headline", "rest"])
+        self.assertEqual(self.steps(str(out))["bench_rest"]["status"], "ran")
+
+
+class Tools(Scratch):
+    """`report` and `gate --ab` (torchplace.command.tools): their checks before any tool runs."""
+
+    def test_report_takes_one_in_dir(self) -> None:
+        # kills reports/torchplace/command/tools.py:report:1956c1:delete_stmt:0 (a second IN_DIR
+        # silently ignored)
+        first, second = os.path.join(self.tmp, "first"), os.path.join(self.tmp, "second")
+        os.makedirs(first)
+        os.makedirs(second)
+        done = self.command("report", first, second)
+        self.assertEqual(done.returncode, schema.EXIT_USAGE, done.stderr)
+        self.assertIn("one IN_DIR only", done.stderr)
+
+    def test_ab_without_a_baseline_benchmark_binary(self) -> None:
+        # kills reports/torchplace/command/tools.py:ab_build_and_run:156661:delete_branch:0 (a
+        # baseline that built no torchplace_bench compared all the same)
+        build = os.path.join(self.tmp, "build")
+        os.makedirs(os.path.join(build, "scenarios"))
+        write_script(os.path.join(build, "scenarios", "torchplace_bench"), "exit 0")
+        scratch = Path(self.tmp) / "ab"  # its build/scenarios/torchplace_bench is missing
+        with mock.patch.dict(os.environ, TORCHPLACE_BUILD_DIR=build), mock.patch.object(
+            common, "call", return_value=0
+        ) as call, mock.patch.object(common, "ensure_deps"), mock.patch.object(common, "build"):
+            with self.assertRaises(common.Exit) as caught:
+                tools.ab_build_and_run("HEAD", Path(self.tmp), sys.executable, [], scratch)
+        self.assertEqual(caught.exception.code, tools.GATE_INPUT)
+        self.assertIn("has no torchplace_bench", str(caught.exception.message))
+        self.assertEqual(call.call_count, 1, "only `git worktree add` may run, no benchmarks")
 
 
 def main(argv: List[str]) -> None:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Tests of the report (torchplace.report) and `ci/torchplace report` on the committed fixtures
-(bad input: test_bad_input.py).
+(bad input: test_bad_input.py), and of what the figures draw, on synthetic inputs (FigureContents).
 
 usage: test_render.py [TestClass ...]   (CTest runs one class per test)
 """
@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 from render_helpers import (
     LinkCollector,
@@ -312,6 +313,75 @@ class SimulatedColumnTest(unittest.TestCase):
         cuda = dict(cell, id="s/variant=broken/device=cuda:0", device="cuda:0")
         grid = matrix.from_results({"cells": [cuda, cell, cpu]})
         self.assertEqual(grid.columns, ["cpu", "sim:0 (simulated)", "cuda:0"])
+
+
+class FigureContents(unittest.TestCase):
+    """What a figure draws (labels, placement), read from the matplotlib Figure the function
+    builds: to_png is replaced by one that keeps the figure. Inputs are synthetic, made here."""
+
+    def figure_of(self, module, draw, *args):
+        kept = []
+        with mock.patch.object(module, "to_png", side_effect=lambda figure: kept.append(figure)):
+            draw(*args)
+        self.assertEqual(len(kept), 1)
+        self.addCleanup(module.plt.close, kept[0])
+        return kept[0]
+
+    # kills reports/torchplace/report/plots.py:transfer_bandwidth:5acec6:eq_flip:0
+    def test_only_raw_cudamemcpy_is_labelled_the_ceiling(self):
+        from torchplace.report import plots, tables
+
+        def points(scale):  # synthetic (bytes, median, min, max) in GB/s
+            return [
+                (4096, 0.5 * scale, 0.4 * scale, 0.6 * scale),
+                (1 << 26, scale, 0.9 * scale, scale),
+            ]
+
+        curves = {
+            direction: {
+                tables.RAW: points(25.0),
+                "pageable": points(6.0),
+                tables.PINNED: points(20.0),
+            }
+            for direction in ("h2d", "d2h")
+        }
+        figure = self.figure_of(plots, plots.transfer_bandwidth, curves)
+        labels = [text.get_text() for text in figure.legends[0].get_texts()]
+        self.assertEqual(
+            sorted(labels), sorted([f"{tables.RAW} (ceiling)", "pageable", tables.PINNED])
+        )
+
+    # kills reports/torchplace/report/matrix_figure.py:outcome_matrix:a8161b:const_minus:0
+    def test_skip_footnotes_sit_under_the_matrix_below_its_legend(self):
+        from torchplace.report import matrix, matrix_figure
+
+        cells = {
+            ("scenario_a (synthetic)", "cpu"): matrix.Cell(matrix.PASSED, "", "a/cpu"),
+            ("scenario_a (synthetic)", "cuda:0"): matrix.Cell(
+                matrix.SKIPPED, "needs CUDA (synthetic reason)", "a/cuda"
+            ),
+            ("scenario_b (synthetic)", "cpu"): matrix.Cell(matrix.UNEXERCISED, "", "b/cpu"),
+            ("scenario_b (synthetic)", "cuda:0"): matrix.Cell(
+                matrix.SKIPPED, "no second device (synthetic reason)", "b/cuda"
+            ),
+        }
+        rows = sorted({row for row, _ in cells})
+        grid = matrix.Grid("synthetic outcomes", rows, ["cpu", "cuda:0"], cells)
+        figure = self.figure_of(matrix_figure, matrix_figure.outcome_matrix, grid)
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        axis = figure.axes[0]
+        notes = [t for t in axis.texts if t.get_text().startswith("Skipped:")]
+        self.assertEqual(len(notes), 1)
+        self.assertIn("[2] no second device (synthetic reason)", notes[0].get_text())
+        box, matrix_box = notes[0].get_window_extent(renderer), axis.get_window_extent(renderer)
+        legend_box = axis.get_legend().get_window_extent(renderer)
+        # the footnotes start at the matrix's left edge, within its width (not off to one side)
+        self.assertGreaterEqual(box.x0, matrix_box.x0 - 1)
+        self.assertLess(box.x0, matrix_box.x1)
+        # ... and lie under the matrix and under its legend, overlapping neither
+        self.assertLess(box.y1, matrix_box.y0)
+        self.assertLess(box.y1, legend_box.y0)
 
 
 if __name__ == "__main__":

@@ -447,10 +447,13 @@ def iteration_groups(
     for index, entry in enumerate(doc["benchmarks"]):
         if entry["run_type"] != "iteration":
             continue
-        group = groups.setdefault(
-            entry.get("run_name", entry["name"]),
-            {"entries": [], "times": [], "skip": None, "error": None},
-        )
+        name = entry.get("run_name", entry["name"])
+        if not isinstance(name, str):
+            raise InputError(
+                f"{path}: benchmarks[{index}]: run_name must be a string, found "
+                f"{type(name).__name__}"
+            )
+        group = groups.setdefault(name, {"entries": [], "times": [], "skip": None, "error": None})
         reason = planned_skip(entry)
         if reason is not None:
             group["skip"] = reason if group["skip"] is None else group["skip"]
