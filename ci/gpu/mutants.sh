@@ -18,11 +18,12 @@ seconds=${2:-480}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=${TORCHPLACE_SESSION_DIR:-/tmp/torchplace-mutants}  # packed into OUT/mutants-call.tar.gz
 mkdir -p "$out" "$work" && out=$(cd "$out" && pwd) && work=$(cd "$work" && pwd)
+((seconds >= 120)) || { echo "mutants.sh: SECONDS must be >= 120, not $seconds" >&2; exit 64; }
 end=$((SECONDS + seconds))
 export PYTHONUNBUFFERED=1
 cd "$top" || exit 3
 # the mutation engine copies what git lists: a copy of the tree without .git gets an index
-[[ -e .git ]] || { git init -q && git add -A; } || echo "no git: the mutants cannot run"
+[[ -e .git ]] || { git init -q && git add -A; } || { echo "no git: the mutants cannot run"; exit 3; }
 
 ids() {  # TORCHPLACE_MUTANT_IDS, else the prefetcher's the ledger does not record killed
   [[ -n ${TORCHPLACE_MUTANT_IDS:-} ]] && { echo "$TORCHPLACE_MUTANT_IDS"; return; }
@@ -34,7 +35,9 @@ ids() {  # TORCHPLACE_MUTANT_IDS, else the prefetcher's the ledger does not reco
 }
 
 mutants() {
-  PYTHONPATH=$top/reports timeout --kill-after=10 "$((end - SECONDS - 20))" python3 - "$work" "$(ids)" "$out/mutants.json" <<'EOF'
+  local chosen && chosen=$(ids)
+  [[ -n $chosen ]] || { echo "no mutant to judge (ledger or TORCHPLACE_MUTANT_IDS)"; return 3; }
+  PYTHONPATH=$top/reports timeout --kill-after=10 "$((end - SECONDS - 20))" python3 - "$work" "$chosen" "$out/mutants.json" <<'EOF'
 import os, sys
 from pathlib import Path
 from torchplace.command import gpu
@@ -69,9 +72,12 @@ python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_devic
 cat "$work/fingerprint.txt"
 plugin >"$work/plugin.log" 2>&1 &
 mutants >"$work/mutants.log" 2>&1
-echo "mutants: exit $?"
+status=$?
+((status == 124)) && status=5  # cut at SECONDS: what ran is in OUT/mutants.json (EXIT_BUDGET)
+echo "mutants: exit $status"
 wait
 cat "$work/plugin.log"
 tail -n 25 "$work/mutants.log"
 tar -czf "$out/mutants-call.tar.gz" -C "$work" .
 ls -la "$out"
+exit "$status"  # the engine's: 0 as the ledger expects, 1 a survivor, 3 cannot judge; 5 cut

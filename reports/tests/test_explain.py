@@ -135,7 +135,7 @@ class WhatItKnows(unittest.TestCase):
         self.assertEqual(
             (sync["class"], sync["covered_by"][0]["scenario"]), ("HostSync", "transfer_budget")
         )
-        # This suite's own text (reports/torchplace/sim/__init__.py _check_version), filled in.
+        # This suite's own text (reports/torchplace/sim_library.py _check_version), filled in.
         refusal = self.first(
             "torchplace.sim.SimUnavailable: torchplace.sim: /x/libtorchplace_sim_python.so was "
             "built against LibTorch 2.6.0, but this torch is 2.14.1: build torchplace_sim_python "

@@ -82,14 +82,16 @@ class Plugin(unittest.TestCase):
             "print(pytest_plugin._classify('Expected all tensors to be on the same device, but "
             "found at least two devices, cuda:0 and cpu!'))\n"
             "print('torchplace.sim' in sys.modules)\n"
-            "print(getattr(torch._C, '_get_privateuse1_backend_name', lambda: 'none')())"
+            "print(getattr(torch._C, '_get_privateuse1_backend_name', lambda: 'none')())\n"
+            "accelerator = getattr(torch, 'accelerator', None)\n"  # torch 2.6+: what autograd asks
+            "print(accelerator.current_accelerator() if accelerator else None)"
         )
         done = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
         )
         self.assertEqual(done.returncode, 0, done.stderr)
         name = "privateuseone" if int(torch.__version__.split(".")[0]) >= 2 else "none"
-        self.assertEqual(done.stdout.split(), ["DeviceMismatch", "False", name])
+        self.assertEqual(done.stdout.split(), ["DeviceMismatch", "False", name, "None"])
 
 
 class Exports(unittest.TestCase):
@@ -117,6 +119,9 @@ class Refusal(unittest.TestCase):
             code, _, err = child("", TORCHPLACE_SIM_LIBRARY=fake)
         self.assertNotEqual(code, 0)
         self.assertIn("built against LibTorch 0.9.0", err)
+        # the traceback's last line, as `torchplace explain` reads it, names its class
+        last = err.strip().splitlines()[-1]
+        self.assertEqual(sim.library().torchplace_classify(last.encode()), b"BackendUnavailable")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,11 @@ class SimUnavailable(RuntimeError):
     """The sim's library is missing, or was built for another torch."""
 
 
+# Its public name, as a traceback prints it: the classifier's family matches
+# "torchplace.sim.SimUnavailable: " (harness/other_families.cpp).
+SimUnavailable.__module__ = "torchplace.sim"
+
+
 def library_path() -> Path:
     """The library to load: TORCHPLACE_SIM_LIBRARY, else the one installed with torchplace.sim."""
     named = os.environ.get("TORCHPLACE_SIM_LIBRARY")

@@ -15,18 +15,24 @@ The ledger (ledger.py) decides which survivors fail the run. --shard K/N runs on
 set; --from-records FILE,... --write-ledger FILE writes the ledger from the shards' --out files.
 Each mutant ends: killed (a selected test failed), timeout (a test ran past its deadline: counted
 as detected, listed apart), survived, build_failure (the mutant does not compile: proves
-nothing, listed apart, never a kill), or not_built (its line is in `#if NAME` and this build does
-not define NAME, e.g. CUDA-only code on a CPU host: not run, listed apart, not judged).
+nothing, listed apart, never a kill), not_built (its line is in `#if NAME` and this build does
+not define NAME, e.g. CUDA-only code on a CPU host: not run, listed apart, not judged), or
+needs_cuda (the ledger records it killed_cuda, killed by a CUDA build's tests on a GPU, and this
+host cannot run them: not run, listed apart, not judged). A C++ kill on a CUDA build with a GPU
+is recorded killed_cuda: such a run is for what a CPU build cannot judge (ci/gpu/mutants.sh).
 
 Exit codes: 0 no survivor the ledger did not expect; 1 one (named); 3 cannot
 judge (the unmutated copy fails its kill tests, no mutant was tried, an equivalent names no
 mutant, a crash of the tools); 4 the unmutated copy does not build; 64 bad arguments.
 """
 import argparse
+import functools
 import hashlib
 import json
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -178,6 +184,19 @@ def not_built_record(mutant: Mutant) -> Dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=None)
+def gpu_present() -> bool:
+    """An NVIDIA GPU this host's driver lists (nvidia-smi -L): a CUDA build without one skips
+    its CUDA tests, so its kills would not be CUDA's."""
+    if shutil.which("nvidia-smi") is None:
+        return False
+    try:
+        done = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and "GPU" in done.stdout
+
+
 def needs_cuda_record(mutant: Mutant) -> Dict[str, Any]:
     detail = "killed by a CUDA build's tests (ledger: killed_cuda); this build has no CUDA: not run"
     return {"id": mutant.id, "old": mutant.old, "new": mutant.new, "status": "needs_cuda"} | {
@@ -209,12 +228,13 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
         if skip_known and mutant.id in known:
             records.append(untriaged_record(mutant))
             continue
+        # judged with CUDA: built with it, and a GPU here to run its tests
+        cuda = kind != "py" and scratch.defines("TORCHPLACE_WITH_CUDA", kind) and gpu_present()
+        if ledger.get(mutant.id) == "killed_cuda" and not cuda:  # before not_built: kept
+            records.append(needs_cuda_record(mutant))
+            continue
         if mutant.needs and not scratch.defines(mutant.needs, scope.CPP[mutant.path][0]):
             records.append(not_built_record(mutant))
-            continue
-        cuda = kind != "py" and scratch.defines("TORCHPLACE_WITH_CUDA", kind)
-        if ledger.get(mutant.id) == "killed_cuda" and not cuda:
-            records.append(needs_cuda_record(mutant))
             continue
         spent = time.monotonic() - started
         # --in-tree: once a C++ mutant ran, the restored checkout's binaries are rebuilt at the

@@ -11,8 +11,9 @@ EQUIVALENTS = Path(__file__).with_name("equivalents")
 # Each mutant's verdict at the last measurement (--write-ledger): killed, untriaged (survived, not
 # yet killed by a test nor shown equivalent), unrun (not reached), not_built (see generated.py) or
 # build_failure (the mutated source does not compile: no program to judge, out of the ratio);
-# killed_cuda: killed by the tests of a CUDA build (a GPU run), whose CUDA tests a build without
-# CUDA skips: such a build does not run it (status needs_cuda), and it counts as killed.
+# killed_cuda: killed by the tests of a CUDA build on a GPU, whose CUDA tests a host without them
+# skips: such a host does not run it (status needs_cuda, apart from its run's ratio); the
+# ledger's ratio counts it killed.
 # A sampled survivor fails the run when the ledger says killed (a hole opened) or does not know it
 # (new or changed code); one it records as untriaged or unrun is a known, unmeasured hole: listed
 # and counted as survived in the kill ratio, not a failure. A sample does not run untriaged ones.
