@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
 
 #include <torchplace/error_class.h>
 #include <torchplace/sim/sim.h>
@@ -36,6 +37,15 @@ __attribute__((noinline)) torch::Tensor move_batch(const torch::Tensor& host) {
   torch::Tensor moved;
   call_line = __LINE__, moved = host.to(tp::sim::device());
   return moved;
+}
+
+// A template returning a template: its demangled name starts with the return type
+// ("std::vector<float, std::allocator<float> > sim_where_test::...<float>(...)"), which the
+// symbolizer must cut off, or the frame reads as the standard library's and is skipped.
+template <typename T>
+__attribute__((noinline)) std::vector<T> mm_in_a_template(const torch::Tensor& on_device) {
+  call_line = __LINE__, (void)torch::mm(on_device, torch::ones({3, 3}));
+  return {};
 }
 
 // The message a call raises, with the sim's context (what_without_backtrace: LibTorch's text,
@@ -69,6 +79,16 @@ TEST(SimWhere, MismatchNamesTheUsersLine) {
                 "mm_with_cpu_weight)")
       << raised.full;
   EXPECT_EQ(tp::name_of(tp::classify(raised.full)), "DeviceMismatch") << raised.full;
+}
+
+TEST(SimWhere, ATemplateReturningATemplateIsTheUsersLine) {
+  const torch::Tensor on_device = torch::randn({3, 3}, tp::sim::device());
+  const Raised raised = raised_by([&] { mm_in_a_template<float>(on_device); });
+  ASSERT_FALSE(raised.libtorch.empty()) << "mm of sim:0 and cpu did not raise";
+  EXPECT_EQ(raised.full.substr(raised.libtorch.size()),
+            " (at " + here(call_line) +
+                " in sim_where_test::(anonymous namespace)::mm_in_a_template<float>)")
+      << raised.full;
 }
 
 TEST(SimWhere, IteratorMismatchNamesOperatorArgumentAndLine) {

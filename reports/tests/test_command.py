@@ -22,7 +22,7 @@ from typing import Dict, List
 from unittest import mock
 
 from torchplace import schema
-from torchplace.command import common, gpu, run, tools
+from torchplace.command import common, conformance, gpu, matrix, run, tools
 
 TORCHPLACE = str(schema.ROOT / "ci" / "torchplace")
 
@@ -295,6 +295,32 @@ class GpuSteps(Scratch):
             names = [row["name"] for row in json.load(handle)["benchmarks"]]
         self.assertEqual(names, ["headline", "rest"])
         self.assertEqual(self.steps(str(out))["bench_rest"]["status"], "ran")
+
+
+class Checks(Scratch):
+    """`conformance` and `matrix`: what they refuse or do before any tool runs, in process."""
+
+    def test_conformance_without_the_build_says_build_first(self) -> None:
+        # kills reports/torchplace/command/conformance.py:command:da35a5:arg_swap:0 (the message
+        # passed as the exit code: exit 1, not 3)
+        with mock.patch.object(common, "build_dir", return_value=Path(self.tmp)):
+            with self.assertRaises(common.Exit) as caught:
+                conformance.command([])
+        self.assertEqual(caught.exception.code, schema.EXIT_ENV)
+        self.assertIn("is missing: build first", str(caught.exception.message))
+
+    def test_matrix_columns_only_makes_each_chosen_column(self) -> None:
+        # kills reports/torchplace/command/matrix.py:command:e5cb99:delete_stmt:0 (no column made)
+        out = os.path.join(self.tmp, "columns")
+        with mock.patch.object(os, "geteuid", return_value=0), mock.patch.object(
+            common, "call", return_value=0
+        ) as call:
+            code = matrix.command(
+                ["--versions", "1.13.1", "--cuda-compile", "--columns-only", "--out", out]
+            )
+        self.assertEqual(code, schema.EXIT_OK)
+        made = [arguments[0][2] for arguments, _ in call.call_args_list]
+        self.assertEqual(made, ["1.13.1", "cuda"])
 
 
 class Tools(Scratch):
