@@ -14,7 +14,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from torchplace.mutation import generated, ledger, operators_cpp, operators_py, pytests, scratch
+from torchplace.mutation import (
+    generated,
+    ledger,
+    macros,
+    operators_cpp,
+    operators_py,
+    pytests,
+    scratch,
+)
 from torchplace.mutation.run import CannotJudge
 from torchplace.schema import EXIT_ENV, EXIT_USAGE, ROOT
 
@@ -246,6 +254,27 @@ class ConditionalCode(unittest.TestCase):
         records = [{"status": "not_built"}, {"status": "killed"}, {"status": "survived"}]
         summary = generated.summarise(records, 0)
         self.assertEqual((summary["judged"], summary["kill_ratio"]), (2, 0.5))
+
+    def test_a_macro_a_header_defines_is_read_by_the_preprocessor(self):
+        # compat.h's TP_HAS_C10D_GLOO is on in a Gloo build, in no flags.make: ddp.cpp's 107
+        # mutants were listed not_built and never judged. Files made here (synthetic).
+        with tempfile.TemporaryDirectory() as folder:
+            root = Path(folder)
+            (root / "on.h").write_text("#define FROM_HEADER 1\n")
+            (root / "a.cpp").write_text('#include "on.h"\n#if FROM_HEADER\nint a;\n#endif\n')
+            (root / "off.cpp").write_text("#define OWN 0\n#if OWN\nint b;\n#endif\n")
+            unity = root / "CMakeFiles" / "t.dir" / "Unity" / "unity_0_cxx.cxx"
+            unity.parent.mkdir(parents=True)
+            unity.write_text(f'#include "{root}/a.cpp"\n#include "{root}/off.cpp"\n')
+            command = f"c++ -I{root} -DGIVEN=0 -o CMakeFiles/t.dir/u.o -c {unity}"
+            entry = {"file": str(unity), "output": "CMakeFiles/t.dir/u.o", "command": command}
+            (root / "compile_commands.json").write_text(json.dumps([entry]))
+            cases = (("a.cpp", "FROM_HEADER", True), ("off.cpp", "OWN", False))
+            cases += (("a.cpp", "GIVEN", False), ("a.cpp", "ABSENT", False))
+            for name, macro, on in cases:
+                with self.subTest(file=name, macro=macro):
+                    found = macros.macro_on(root, root / name, "t", macro)
+                    self.assertEqual(found, on)
 
 
 class RecordFiles(unittest.TestCase):

@@ -233,7 +233,7 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
         if ledger.get(mutant.id) == "killed_cuda" and not cuda:  # before not_built: kept
             records.append(needs_cuda_record(mutant))
             continue
-        if mutant.needs and not scratch.defines(mutant.needs, scope.CPP[mutant.path][0]):
+        if mutant.needs and not scratch.compiles(mutant):
             records.append(not_built_record(mutant))
             continue
         spent = time.monotonic() - started

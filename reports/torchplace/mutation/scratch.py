@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from torchplace.mutation import operators_cpp, operators_py, pytests, reach, scope
+from torchplace.mutation import macros, operators_cpp, operators_py, pytests, reach, scope
 from torchplace.mutation.operators_cpp import Mutant
 from torchplace.mutation.run import CannotJudge, configure, run_group, sync_tree
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, ROOT
@@ -85,13 +85,20 @@ class Scratch:
 
     def defines(self, macro: str, binary: str = scope.HARNESS_TESTS) -> bool:
         """Whether the kill-set binary is compiled with `macro` on (-DNAME=1 or -DNAME in its
-        flags.make): a mutant in `#if NAME` code is judged only then."""
+        flags.make): TORCHPLACE_WITH_CUDA, a CUDA build (`#if NAME` code: compiles())."""
         folder = self.build_dir / scope.BINARIES[binary] / "CMakeFiles"
         flags = folder / f"{binary}.dir" / "flags.make"
         if not flags.is_file():
             raise CannotJudge(EXIT_ENV, f"{flags}: not found, cannot tell whether {macro} is on")
         words = flags.read_text().split()
         return any(w in (f"-D{macro}", f"-D{macro}=1") for w in words)
+
+    def compiles(self, mutant: Mutant) -> bool:
+        """Whether the mutant's `#if NAME` code is compiled in this build (macros.py)."""
+        if not (self.build_dir / "compile_commands.json").is_file():
+            raise CannotJudge(EXIT_ENV, f"{self.build_dir}: no compile_commands.json")
+        binary = scope.CPP[mutant.path][0]
+        return macros.macro_on(self.build_dir, self.tree / mutant.path, binary, mutant.needs)
 
     def gtest(self, binary: str, pattern: str) -> Tuple[str, str]:
         """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test)."""

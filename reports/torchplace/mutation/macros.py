@@ -1,0 +1,86 @@
+"""Whether a file's `#if NAME` code is compiled in a build (generated.py's not_built): NAME on
+the compile command of the target that compiles the file (-DNAME, -DNAME=V; CMake's flags for
+that file, found in compile_commands.json, through a unity batch that includes it), else as what
+the file includes leaves it (compat.h's TP_HAS_C10D_GLOO, autocast.cpp's TP_SIM_HAS_AUTOCAST):
+the preprocessor's answer, `-E -dM` with that command. A header is judged with the flags of a
+file of the kill-set binary that includes it, else with any of that binary's."""
+import functools
+import json
+import shlex
+import subprocess
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+PREPROCESS_TIMEOUT_S = 300
+
+
+@functools.lru_cache(maxsize=None)
+def _entries(build: Path) -> Tuple[Tuple[str, str, str], ...]:
+    """(file, output, command) of each compile command."""
+    listed = json.loads((build / "compile_commands.json").read_text())
+    return tuple((e["file"], e.get("output", ""), e["command"]) for e in listed)
+
+
+@functools.lru_cache(maxsize=None)
+def _text(path: str) -> str:
+    try:
+        return Path(path).read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def command_for(build: Path, source: Path, binary: str) -> Optional[List[str]]:
+    """The compile command that compiles `source` (itself, or a unity batch including it); for a
+    header, one of `binary`'s that includes it, else any of `binary`'s."""
+    name = str(source)
+    ours = [e for e in _entries(build) if f"/{binary}.dir/" in f"/{e[1]}"]
+    for file, _, command in _entries(build):
+        if file == name or (Path(file).suffix == ".cxx" and f'"{name}"' in _text(file)):
+            return shlex.split(command)
+    header = source.name
+    for file, _, command in ours:
+        if header in _text(file):
+            return shlex.split(command)
+    return shlex.split(ours[0][2]) if ours else None
+
+
+def _value(words: List[str], macro: str) -> Optional[str]:
+    for word in words:
+        if word == f"-D{macro}":
+            return "1"
+        if word.startswith(f"-D{macro}="):
+            return word.split("=", 1)[1]
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def macro_on(build: Path, source: Path, binary: str, macro: str) -> bool:
+    """Whether `#if macro` is true where `source` is compiled in `build`."""
+    command = command_for(build, source, binary)
+    if command is None:
+        return False
+    given = _value(command, macro)
+    if given is not None:
+        return given.strip() not in ("0", "")
+    args: List[str] = []
+    skip = False
+    for word in command:  # the command without its output and input
+        if skip:
+            skip = False
+        elif word in ("-o", "-c"):
+            skip = True
+        else:
+            args.append(word)
+    done = subprocess.run(
+        [*args, "-E", "-dM", "-x", "c++", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=PREPROCESS_TIMEOUT_S,
+    )
+    if done.returncode != 0:
+        return False
+    for line in done.stdout.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) >= 2 and parts[0] == "#define" and parts[1] == macro:
+            return len(parts) < 3 or parts[2].strip() not in ("0", "")
+    return False
