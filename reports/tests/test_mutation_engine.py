@@ -275,6 +275,13 @@ class ConditionalCode(unittest.TestCase):
                 with self.subTest(file=name, macro=macro):
                     found = macros.macro_on(root, root / name, "t", macro)
                     self.assertEqual(found, on)
+            # what it cannot read is an error, not "not built" (its mutants silently skipped)
+            (root / "broken.cpp").write_text('#include "absent.h"\n')
+            unity.write_text(unity.read_text() + f'#include "{root}/broken.cpp"\n')
+            macros._text.cache_clear()
+            for name, binary in (("broken.cpp", "t"), ("nowhere.h", "other")):
+                with self.subTest(file=name), self.assertRaises(CannotJudge):
+                    macros.macro_on(root, root / name, binary, "ANY")
 
 
 class RecordFiles(unittest.TestCase):

@@ -11,6 +11,9 @@ import subprocess
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+from torchplace.mutation.run import CannotJudge
+from torchplace.schema import EXIT_ENV
+
 PREPROCESS_TIMEOUT_S = 300
 
 
@@ -57,8 +60,8 @@ def _value(words: List[str], macro: str) -> Optional[str]:
 def macro_on(build: Path, source: Path, binary: str, macro: str) -> bool:
     """Whether `#if macro` is true where `source` is compiled in `build`."""
     command = command_for(build, source, binary)
-    if command is None:
-        return False
+    if command is None:  # unjudged is not "not built": that would skip its mutants silently
+        raise CannotJudge(EXIT_ENV, f"{source}: no compile command for it or {binary} in {build}")
     given = _value(command, macro)
     if given is not None:
         return given.strip() not in ("0", "")
@@ -78,7 +81,9 @@ def macro_on(build: Path, source: Path, binary: str, macro: str) -> bool:
         timeout=PREPROCESS_TIMEOUT_S,
     )
     if done.returncode != 0:
-        return False
+        raise CannotJudge(
+            EXIT_ENV, f"{source}: cannot preprocess it to read {macro}: {done.stderr[-500:]}"
+        )
     for line in done.stdout.splitlines():
         parts = line.split(None, 2)
         if len(parts) >= 2 and parts[0] == "#define" and parts[1] == macro:
