@@ -276,6 +276,16 @@ class GpuSteps(Scratch):
                 if name == "Torch_DIR":
                     self.assertNotIn("CMAKE_PREFIX_PATH", os.environ)
 
+    def test_without_a_named_libtorch_pips_prefix_is_the_cmake_prefix_path(self) -> None:
+        # a helper's hand-made slip survived: the pip torch's prefix put in Torch_DIR instead
+        with mock.patch.dict(os.environ):
+            for variable in ("Torch_DIR", "CMAKE_PREFIX_PATH"):
+                os.environ.pop(variable, None)
+            with mock.patch.object(gpu, "torch_info", return_value="/synthetic/pip/share/cmake"):
+                gpu.find_libtorch()
+            self.assertEqual(os.environ.get("CMAKE_PREFIX_PATH"), "/synthetic/pip/share/cmake")
+            self.assertNotIn("Torch_DIR", os.environ)
+
     def test_the_rest_benchmarks_are_merged_into_bench_json(self) -> None:
         # kills reports/torchplace/command/gpu.py:bench_rest_step:925787:delete_branch:0
         # (bench-rest.json left beside bench.json, not merged into it)
@@ -321,6 +331,18 @@ class Checks(Scratch):
         self.assertEqual(code, schema.EXIT_OK)
         made = [arguments[0][2] for arguments, _ in call.call_args_list]
         self.assertEqual(made, ["1.13.1", "cuda"])
+
+    def test_matrix_cuda_only_makes_the_cuda_column_alone(self) -> None:
+        # a helper's hand-made slip survived: --cuda-only that forgot to set cuda made no column
+        out = os.path.join(self.tmp, "cuda")
+        with mock.patch.object(os, "geteuid", return_value=0), mock.patch.object(
+            common, "call", return_value=0
+        ) as call:
+            code = matrix.command(
+                ["--versions", "1.13.1", "--cuda-only", "--columns-only", "--out", out]
+            )
+        self.assertEqual(code, schema.EXIT_OK)
+        self.assertEqual([arguments[0][2] for arguments, _ in call.call_args_list], ["cuda"])
 
 
 class Tools(Scratch):

@@ -328,6 +328,9 @@ class RecordFiles(unittest.TestCase):
         self.assertIn("killed_cuda", ledger.LEDGER_STATES)
         summary = generated.summarise([{"status": "needs_cuda"}, {"status": "killed"}], 0)
         self.assertEqual((summary["judged"], summary["needs_cuda"]), (1, 1))
+        # a timeout is detected: (killed + timeout) / judged (a helper's hand-made slip survived)
+        states = [{"status": s} for s in ("timeout", "killed", "survived", "untriaged")]
+        self.assertEqual(generated.summarise(states, 0)["kill_ratio"], 0.5)
 
     def test_a_file_that_holds_no_records_cannot_be_judged(self):
         with tempfile.TemporaryDirectory() as folder:
