@@ -332,6 +332,18 @@ class RecordFiles(unittest.TestCase):
         states = [{"status": s} for s in ("timeout", "killed", "survived", "untriaged")]
         self.assertEqual(generated.summarise(states, 0)["kill_ratio"], 0.5)
 
+    def test_a_tests_skip_code_is_a_skip_not_a_kill(self):
+        # CTest's SKIP_RETURN_CODE (messages.source_strings_data exits 77 without LibTorch's
+        # sources): read as a fail, it "killed" a mutant and failed unmutated too (exit 3)
+        skips = pytests.PyTest(
+            "skips", ["sh", "-c", "exit 77"], dict(os.environ), "/", skip_code=77
+        )
+        fails = pytests.PyTest("fails", ["sh", "-c", "exit 77"], dict(os.environ), "/")
+        ended = pytests.run_tests([skips, fails], 1, lambda t: 60.0, False)
+        self.assertEqual(
+            {t.name: verdict for t, verdict, _, _ in ended}, {"skips": "skip", "fails": "fail"}
+        )
+
     def test_a_file_that_holds_no_records_cannot_be_judged(self):
         with tempfile.TemporaryDirectory() as folder:
             for text in ("{}", "not json", '{"mutants": [{"id": "x"}]}'):

@@ -50,6 +50,7 @@ class PyTest:
     seconds: float = 0.0
     lines: Dict[str, Set[int]] = field(default_factory=dict)  # path in the tree -> lines run
     traced: bool = False  # lines were measured (python3-coverage present)
+    skip_code: Optional[int] = None  # CTest's SKIP_RETURN_CODE: that exit is a skip, not a fail
 
 
 def has_coverage() -> bool:
@@ -76,7 +77,9 @@ def discover(build_dir: Path, regex: str, exclude: str) -> List[PyTest]:
         for item in props.get("ENVIRONMENT_MODIFICATION", []):
             modify(env, item)
         cwd = str(props.get("WORKING_DIRECTORY", build_dir))
-        tests.append(PyTest(entry["name"], entry["command"], env, cwd))
+        skip = str(props.get("SKIP_RETURN_CODE", ""))
+        skip_code = int(skip) if skip else None
+        tests.append(PyTest(entry["name"], entry["command"], env, cwd, skip_code=skip_code))
     return tests
 
 
@@ -191,12 +194,14 @@ def run_tests(
             else:
                 output.seek(0)
                 verdict = "pass" if process.returncode == 0 else "fail"
+                if process.returncode == test.skip_code:  # judged nothing here: never a kill
+                    verdict = "skip"
                 tail = output.read().decode(errors="replace")[-4000:]
             output.close()
             if trace is not None and verdict == "pass":
                 test.lines, test.traced = _lines_of(trace), True
             ended.append((test, verdict, spent, tail))
-            if stop_at_first and verdict != "pass":
+            if stop_at_first and verdict in ("fail", "timeout"):
                 for _, other, _, _, other_output in running:
                     _kill(other)
                     other_output.close()
@@ -274,13 +279,15 @@ def profile(tests: List[PyTest], tree: Path, cache: Path, jobs: int) -> KillSet:
         root = Path(scratch) if traced else None
         ended = run_tests(tests, jobs, lambda t: 600.0, False, root)
     if traced:  # a test that times signals may fail under tracing: then run it untraced
-        again = [t for t, verdict, _, _ in ended if verdict != "pass"]
-        ended = [item for item in ended if item[1] == "pass"]
+        again = [t for t, verdict, _, _ in ended if verdict in ("fail", "timeout")]
+        ended = [item for item in ended if item[1] in ("pass", "skip")]
         ended += run_tests(again, jobs, lambda t: 600.0, False) if again else []
         for test in again:
             print(f"generated: {test.name} runs untraced (red traced)", file=sys.stderr)
     red = [
-        f"{t.name} ({verdict}): {tail[-300:]}" for t, verdict, _, tail in ended if verdict != "pass"
+        f"{t.name} ({verdict}): {tail[-300:]}"
+        for t, verdict, _, tail in ended
+        if verdict in ("fail", "timeout")
     ]
     if red:
         raise RuntimeError("unmutated, a kill-set test does not pass: " + "\n".join(red))
