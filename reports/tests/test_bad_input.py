@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 from render_helpers import load
@@ -45,7 +46,9 @@ PREVIOUS_REPORT = {"index.html": "<p>previous report</p>", "summary.md": "## pre
 
 class BadInput(TempDirs):
     def bad_run_dir(self, bad_name, replaces):
-        run_dir = os.path.join(self.tmp, "run")
+        """A copy of the cpu_only run with one file bad, in a folder of its own (a failed subtest
+        leaves its files, and the next one starts clean)."""
+        run_dir = os.path.join(tempfile.mkdtemp(dir=self.tmp), "run")
         shutil.copytree(os.path.join(FIXTURES, "cpu_only"), run_dir)
         shutil.copy(os.path.join(FIXTURES, "bad", bad_name), os.path.join(run_dir, replaces))
         return run_dir
@@ -54,14 +57,13 @@ class BadInput(TempDirs):
         for bad_name, replaces, words in BAD_CASES:
             with self.subTest(bad=bad_name, replaces=replaces):
                 run_dir = self.bad_run_dir(bad_name, replaces)
-                out = os.path.join(self.tmp, "out")
+                out = os.path.join(os.path.dirname(run_dir), "out")
                 done = render(run_dir, out)
                 self.assertEqual(done.returncode, EXIT_INPUT, done.stderr)
                 self.assertIn(os.path.join(run_dir, replaces), done.stderr)
                 self.assertIn(words, done.stderr)
                 self.assertNotIn("Traceback", done.stderr)
                 self.assertFalse(os.path.exists(out), "nothing may be written on bad input")
-                shutil.rmtree(run_dir)
 
     def check_previous_report_kept(self, run_dir, out, problem):
         """Renders run_dir into out, which holds PREVIOUS_REPORT: exit 3, out left as it was."""
@@ -78,14 +80,12 @@ class BadInput(TempDirs):
         for bad_name, replaces, words in BAD_CASES:
             with self.subTest(bad=bad_name, replaces=replaces):
                 run_dir = self.bad_run_dir(bad_name, replaces)
-                out = os.path.join(self.tmp, "out")
+                out = os.path.join(os.path.dirname(run_dir), "out")
                 os.makedirs(out)
                 for name, text in PREVIOUS_REPORT.items():
                     with open(os.path.join(out, name), "w", encoding="utf-8") as handle:
                         handle.write(text)
                 self.check_previous_report_kept(run_dir, out, words)
-                shutil.rmtree(run_dir)
-                shutil.rmtree(out)
 
     def test_unreadable_file_is_bad_input(self):
         run_dir = os.path.join(self.tmp, "run")

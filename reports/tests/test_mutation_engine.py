@@ -17,7 +17,6 @@ from pathlib import Path
 from torchplace.mutation import (
     generated,
     ledger,
-    macros,
     operators_cpp,
     operators_py,
     pytests,
@@ -228,60 +227,6 @@ class TestOutput(unittest.TestCase):
         (ended,) = pytests.run_tests([test], 1, lambda t: 20.0, False)
         self.assertEqual(ended[1], "fail", ended[3][-200:])
         self.assertEqual(len(ended[3]), 4000)
-
-
-class ConditionalCode(unittest.TestCase):
-    """A mutant in `#if NAME` code needs NAME: a build without it cannot judge it (synthetic)."""
-
-    SOURCE = (
-        "#if WITH_X\nint f(int a) { return a < 1; }\n#else\nint g(int a) { return a < 2; }\n"
-        "#endif\n"
-    )
-
-    def test_a_mutant_in_the_first_branch_needs_its_macro(self):
-        needs = {m.line: m.needs for m in operators_cpp.mutants_of("x.h", self.SOURCE)}
-        self.assertEqual(needs, {2: "WITH_X", 4: ""})
-
-    def test_a_build_without_the_macro_judges_none_of_them(self):
-        with tempfile.TemporaryDirectory() as folder:
-            made = scratch.Scratch.__new__(scratch.Scratch)
-            made.build_dir = Path(folder)
-            flags = Path(folder, "harness", "CMakeFiles", "torchplace_harness_tests.dir")
-            flags.mkdir(parents=True)
-            for text, on in (("-DWITH_X=0 -DY=1", False), ("-DY -DWITH_X=1", True)):
-                (flags / "flags.make").write_text(f"CXX_DEFINES = {text}\n")
-                self.assertEqual(made.defines("WITH_X"), on, text)
-        records = [{"status": "not_built"}, {"status": "killed"}, {"status": "survived"}]
-        summary = generated.summarise(records, 0)
-        self.assertEqual((summary["judged"], summary["kill_ratio"]), (2, 0.5))
-
-    def test_a_macro_a_header_defines_is_read_by_the_preprocessor(self):
-        # compat.h's TP_HAS_C10D_GLOO is on in a Gloo build, in no flags.make: ddp.cpp's 107
-        # mutants were listed not_built and never judged. Files made here (synthetic).
-        with tempfile.TemporaryDirectory() as folder:
-            root = Path(folder)
-            (root / "on.h").write_text("#define FROM_HEADER 1\n")
-            (root / "a.cpp").write_text('#include "on.h"\n#if FROM_HEADER\nint a;\n#endif\n')
-            (root / "off.cpp").write_text("#define OWN 0\n#if OWN\nint b;\n#endif\n")
-            unity = root / "CMakeFiles" / "t.dir" / "Unity" / "unity_0_cxx.cxx"
-            unity.parent.mkdir(parents=True)
-            unity.write_text(f'#include "{root}/a.cpp"\n#include "{root}/off.cpp"\n')
-            command = f"c++ -I{root} -DGIVEN=0 -o CMakeFiles/t.dir/u.o -c {unity}"
-            entry = {"file": str(unity), "output": "CMakeFiles/t.dir/u.o", "command": command}
-            (root / "compile_commands.json").write_text(json.dumps([entry]))
-            cases = (("a.cpp", "FROM_HEADER", True), ("off.cpp", "OWN", False))
-            cases += (("a.cpp", "GIVEN", False), ("a.cpp", "ABSENT", False))
-            for name, macro, on in cases:
-                with self.subTest(file=name, macro=macro):
-                    found = macros.macro_on(root, root / name, "t", macro)
-                    self.assertEqual(found, on)
-            # what it cannot read is an error, not "not built" (its mutants silently skipped)
-            (root / "broken.cpp").write_text('#include "absent.h"\n')
-            unity.write_text(unity.read_text() + f'#include "{root}/broken.cpp"\n')
-            macros._text.cache_clear()
-            for name, binary in (("broken.cpp", "t"), ("nowhere.h", "other")):
-                with self.subTest(file=name), self.assertRaises(CannotJudge):
-                    macros.macro_on(root, root / name, binary, "ANY")
 
 
 class RecordFiles(unittest.TestCase):
