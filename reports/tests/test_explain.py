@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """torchplace explain on real logs (fixtures/explain/logs.json: a Python traceback and C++
 programs' output from public reports, and one observed here), through the C++ classifier
-($TORCHPLACE_CLASSIFY, set by CTest to the built torchplace_classify), and its exit codes."""
+($TORCHPLACE_CLASSIFY, set by CTest to the built torchplace_classify), and its exit codes; and
+the scenario and fix each class is covered by (CoveredBy: in process, no classifier)."""
 import json
 import os
 import subprocess
@@ -158,6 +159,47 @@ class WhatItKnows(unittest.TestCase):
             "milliseconds before timing out.\n"
         )
         self.assertEqual(error["class"], "CollectiveTimeout")
+
+
+class CoveredBy(unittest.TestCase):
+    """Which scenario and fix covered_by names (torchplace.explain.coverage, in process, no
+    classifier): each scenario a file of this tree, its fix in the fix field."""
+
+    # PyTorch's wrapper check, as it names two GPUs (the devices are made up: synthetic)
+    TWO_GPUS = (
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        "cuda:0 and cuda:1! (when checking argument for argument mat1 in method wrapper_addmm)"
+    )
+
+    def covered(self, error_class, message):
+        from torchplace.explain import coverage
+
+        return coverage.covered_by(error_class, message, coverage.named(message))
+
+    # kills reports/torchplace/explain/coverage.py:covered_by:a035ac:arg_swap:0 (the fix
+    # given as the scenario, the scenario as the fix)
+    def test_two_gpus_name_the_multi_gpu_scenario_and_its_fix(self):
+        (entry,) = self.covered("DeviceMismatch", self.TWO_GPUS)
+        self.assertEqual(entry["scenario"], "multi_gpu")
+        self.assertEqual(entry["scenario_file"], "scenarios/multi_gpu.cpp")
+        self.assertIn("data_parallel", entry["fix"])
+        self.assertEqual(entry["why"], "two GPUs named")
+
+    def test_every_scenario_named_is_a_file_of_this_tree(self):
+        cases = [  # messages in PyTorch's words, cut short (synthetic)
+            ("DeviceMismatch", self.TWO_GPUS),
+            ("DeviceMismatch", self.TWO_GPUS.replace("cuda:1", "cpu")),
+            ("DtypeMismatch", "expected scalar type Float but found Half"),
+            ("HostSync", "called a synchronizing CUDA operation"),
+            ("CollectiveTimeout", "Watchdog caught collective operation timeout"),
+        ]
+        for error_class, message in cases:
+            entries = self.covered(error_class, message)
+            self.assertTrue(entries, error_class)
+            for entry in entries:
+                with self.subTest(error_class=error_class, scenario=entry["scenario"]):
+                    self.assertTrue((schema.ROOT / entry["scenario_file"]).is_file())
+                    self.assertEqual(Path(entry["scenario_file"]).stem, entry["scenario"])
 
 
 class ExitCodes(unittest.TestCase):
