@@ -20,7 +20,7 @@ nlohmann-json3-dev python3-matplotlib python3-scipy libgloo-dev libdw-dev pkgcon
 # And for `test` on the host only (not in the matrix roots): the lint label's tools and the gates'
 # property tests, so that CI runs those checks instead of skipping them (exit 77).
 readonly TP_CHECK_PACKAGES="clang-format shellcheck black flake8 mypy python3-hypothesis \
-python3-torch python3-torchvision python3-venv"
+python3-torch python3-torchvision python3-venv python3-coverage"
 
 tp_die() { # <exit code> <message>
   echo "torchplace: $2" >&2

@@ -229,6 +229,25 @@ class TestOutput(unittest.TestCase):
         self.assertEqual(len(ended[3]), 4000)
 
 
+class Tracing(unittest.TestCase):
+    """A traced test's lines are kept for every Python file of the tree in scope, not only the
+    package's: ci/lint/docs.py's 374 mutants were "executed by no test" (synthetic tree)."""
+
+    def test_the_lines_of_a_file_outside_the_package_are_kept(self):
+        if not pytests.has_coverage():
+            self.skipTest("python3-coverage is not installed: no test is traced")
+        with tempfile.TemporaryDirectory() as folder:
+            tree = Path(folder)
+            (tree / "ci").mkdir()
+            (tree / "ci" / "tool.py").write_text("def f():\n    return 1\n\n\nf()\n")
+            code = f"import runpy; runpy.run_path({str(tree / 'ci' / 'tool.py')!r})"
+            test = pytests.PyTest("tool", [sys.executable, "-c", code], dict(os.environ), ".")
+            (ended,) = pytests.run_tests([test], 1, lambda t: 60.0, False, tree / "trace", tree)
+            self.assertEqual(ended[1], "pass", ended[3])
+            self.assertTrue(test.traced)
+            self.assertEqual(test.lines.get("ci/tool.py"), {1, 2, 5})
+
+
 class RecordFiles(unittest.TestCase):
     """--from-records: the weekly job's shards write one ledger (synthetic records)."""
 

@@ -1,9 +1,9 @@
 """The Python mutants' kill sets, run fast (issue 26): CTest's test commands, run directly.
 
 Once per tree, every test of a kill set runs unmutated under coverage (python3-coverage, in its
-child processes too, through a sitecustomize hook): it must pass, and its seconds and the lines of
-reports/torchplace it executes are cached (build/.../pytests-profile.json, keyed by a hash of
-reports/ and ci/). A mutant then runs only the tests that execute the statement it changes,
+child processes too, through a sitecustomize hook): it must pass, and its seconds and the lines it
+executes of the tree's Python (TRACED: reports/, ci/, harness/, scenarios/) are cached
+(build/.../pytests-profile.json, keyed by a hash of those files). A mutant then runs only the tests that execute the statement it changes,
 cheapest first (seconds / (1 + mutants that test killed so far)), `jobs` at a time, and stops at
 the first failure. A mutant whose statement no test executes survives without a run: no test
 can tell it apart. Without python3-coverage every test of the kill set is a candidate.
@@ -38,7 +38,9 @@ if os.environ.get('COVERAGE_PROCESS_START'):
 
         os.execv = _saving_execv
 """
-PACKAGE = re.compile(r"(?:^|/)(reports/torchplace/.+\.py)$")
+# The tree's folders that hold the Python in scope (scope.py): each traced, and nothing else (a
+# build folder's venvs hold torch).
+TRACED = ("reports", "ci", "harness", "scenarios")
 
 
 @dataclass
@@ -105,11 +107,11 @@ def modify(env: Dict[str, str], item: str) -> None:
 
 
 def tree_key(tree: Path, tests: List[PyTest]) -> str:
-    """A hash of what the profile depends on: reports/ (not this engine, but its HOOK), ci/ and
-    the tests' commands."""
+    """A hash of what the profile depends on: reports/ (not this engine, but its HOOK), ci/, the
+    Python of harness/ and scenarios/, and the tests' commands."""
     digest = hashlib.sha256(json.dumps([t.command for t in tests]).encode() + HOOK.encode())
-    for top in ("reports", "ci"):
-        for path in sorted((tree / top).rglob("*")):
+    for top in TRACED:
+        for path in sorted((tree / top).rglob("*" if top in ("reports", "ci") else "*.py")):
             engine = path.parent.name == "mutation" and path.parent.parent.name == "torchplace"
             if path.is_file() and "__pycache__" not in path.parts and not engine:
                 digest.update(path.relative_to(tree).as_posix().encode())
@@ -117,7 +119,9 @@ def tree_key(tree: Path, tests: List[PyTest]) -> str:
     return digest.hexdigest()
 
 
-def _start(test: PyTest, trace_dir: Optional[Path], output: IO[bytes]) -> subprocess.Popen:
+def _start(
+    test: PyTest, trace_dir: Optional[Path], output: IO[bytes], tree: Path
+) -> subprocess.Popen:
     """Starts one test; its output goes to a file (a pipe nobody reads until the end would block
     a test that writes more than the pipe holds, about 64 KiB, into a false timeout)."""
     env = dict(test.env)
@@ -126,8 +130,8 @@ def _start(test: PyTest, trace_dir: Optional[Path], output: IO[bytes]) -> subpro
         (trace_dir / "sitecustomize.py").write_text(HOOK)
         rc = trace_dir / "coveragerc"
         rc.write_text(
-            f"[run]\nparallel = True\ndata_file = {trace_dir}/.coverage\n"
-            "include = */reports/torchplace/*\n"
+            f"[run]\nparallel = True\ndata_file = {trace_dir}/.coverage\ninclude =\n"
+            + "".join(f"    {tree.resolve()}/{top}/*\n" for top in TRACED)
         )
         env["COVERAGE_PROCESS_START"] = str(rc)
         env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(trace_dir)])
@@ -141,7 +145,8 @@ def _start(test: PyTest, trace_dir: Optional[Path], output: IO[bytes]) -> subpro
     )
 
 
-def _lines_of(trace_dir: Path) -> Dict[str, Set[int]]:
+def _lines_of(trace_dir: Path, tree: Path) -> Dict[str, Set[int]]:
+    """path in the tree -> the lines the traced processes ran."""
     import coverage
 
     combined = coverage.Coverage(data_file=str(trace_dir / ".coverage"))
@@ -149,9 +154,10 @@ def _lines_of(trace_dir: Path) -> Dict[str, Set[int]]:
     data = combined.get_data()
     found: Dict[str, Set[int]] = {}
     for measured in data.measured_files():
-        match = PACKAGE.search(Path(measured).as_posix())
-        if match:
-            found.setdefault(match.group(1), set()).update(data.lines(measured) or [])
+        path = Path(measured).resolve()
+        if path.suffix == ".py" and path.is_relative_to(tree.resolve()):
+            key = path.relative_to(tree.resolve()).as_posix()
+            found.setdefault(key, set()).update(data.lines(measured) or [])
     return found
 
 
@@ -169,6 +175,7 @@ def run_tests(
     timeout_of: Callable[[PyTest], float],
     stop_at_first: bool,
     trace_root: Optional[Path] = None,
+    tree: Path = Path("."),
 ) -> List[Tuple[PyTest, str, float, str]]:
     """Runs tests `jobs` at a time: (test, pass|fail|timeout, seconds, output tail) each, in the
     order they ended; with stop_at_first, the others are stopped at the first fail or timeout."""
@@ -180,7 +187,8 @@ def run_tests(
             trace = trace_root / str(started) if trace_root else None
             started += 1
             output = tempfile.TemporaryFile()
-            running.append((test, _start(test, trace, output), time.monotonic(), trace, output))
+            started_at = time.monotonic()
+            running.append((test, _start(test, trace, output, tree), started_at, trace, output))
         time.sleep(0.05)
         for item in list(running):
             test, process, began, trace, output = item
@@ -199,7 +207,7 @@ def run_tests(
                 tail = output.read().decode(errors="replace")[-4000:]
             output.close()
             if trace is not None and verdict == "pass":
-                test.lines, test.traced = _lines_of(trace), True
+                test.lines, test.traced = _lines_of(trace, tree), True
             ended.append((test, verdict, spent, tail))
             if stop_at_first and verdict in ("fail", "timeout"):
                 for _, other, _, _, other_output in running:
@@ -277,7 +285,7 @@ def profile(tests: List[PyTest], tree: Path, cache: Path, jobs: int) -> KillSet:
                 return KillSet(tests, verified=True)
     with tempfile.TemporaryDirectory(prefix="torchplace-trace-") as scratch:
         root = Path(scratch) if traced else None
-        ended = run_tests(tests, jobs, lambda t: 600.0, False, root)
+        ended = run_tests(tests, jobs, lambda t: 600.0, False, root, tree)
     if traced:  # a test that times signals may fail under tracing: then run it untraced
         again = [t for t, verdict, _, _ in ended if verdict in ("fail", "timeout")]
         ended = [item for item in ended if item[1] in ("pass", "skip")]
