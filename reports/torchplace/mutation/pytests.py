@@ -3,15 +3,15 @@
 Once per tree, every test of a kill set runs unmutated under coverage (python3-coverage, in its
 child processes too, through a sitecustomize hook): it must pass, and its seconds and the lines it
 executes of the tree's Python (TRACED: reports/, ci/, harness/, scenarios/) are cached
-(build/.../pytests-profile.json, keyed by a hash of those files). A mutant then runs only the tests that execute the statement it changes,
-cheapest first (seconds / (1 + mutants that test killed so far)), `jobs` at a time, and stops at
-the first failure. A mutant whose statement no test executes survives without a run: no test
-can tell it apart. Without python3-coverage every test of the kill set is a candidate.
+(build/.../pytests-profile.json, keyed by a hash of those files). A mutant then runs only the
+tests that execute the statement it changes, cheapest first (seconds / (1 + mutants that test
+killed so far)), `jobs` at a time, and stops at the first failure. A mutant whose statement no
+test executes survives without a run: no test can tell it apart. Without python3-coverage every
+test of the kill set is a candidate.
 """
 import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
