@@ -319,6 +319,22 @@ class Checks(Scratch):
         self.assertEqual(caught.exception.code, schema.EXIT_ENV)
         self.assertIn("is missing: build first", str(caught.exception.message))
 
+    def test_conformance_options_go_to_the_environment_not_the_sweep(self) -> None:
+        # --torch and --packages make the venv (environment.py); the sweep gets the rest, and the
+        # venv's installed torchplace is run, not this checkout's (PYTHONPATH dropped)
+        python = "/synthetic/torch-2.13.0/bin/python"
+        made = subprocess.CompletedProcess([], 0, stdout=f"a log line\n{python}\n")
+        with mock.patch.dict(os.environ, TORCHPLACE_VENVS=self.tmp, PYTHONPATH="/synthetic"):
+            with mock.patch.object(
+                subprocess, "run", return_value=made
+            ) as made_by, mock.patch.object(os, "execv") as execv:
+                conformance.command(["--torch", "2.13.0", "--ops", "--packages", "tv==0.29.1"])
+            self.assertNotIn("PYTHONPATH", os.environ)
+        argv = made_by.call_args[0][0]
+        self.assertEqual(argv[3], os.path.join(self.tmp, "torch-2.13.0"))
+        self.assertEqual(argv[4:], ["--torch", "2.13.0", "--packages", "tv==0.29.1"])
+        execv.assert_called_once_with(python, [python, "-m", "torchplace.conformance", "--ops"])
+
     def test_matrix_columns_only_makes_each_chosen_column(self) -> None:
         # kills reports/torchplace/command/matrix.py:command:e5cb99:delete_stmt:0 (no column made)
         out = os.path.join(self.tmp, "columns")
