@@ -21,6 +21,14 @@ void expect_copies(const tp::sim::CopyCount& count, std::int64_t copies, std::in
   EXPECT_EQ(count.non_blocking, non_blocking);
 }
 
+// How many of the log's events named `event` were kept with their stack (call_sites(): the
+// where of each, empty here when no frame is a user's).
+std::int64_t sited(const tp::sim::TransferLog& log, const std::string& event) {
+  std::int64_t total = 0;
+  for (const auto& site : log.call_sites()) total += site.event == event ? site.count : 0;
+  return total;
+}
+
 TEST(SimTransferLog, CountsEachDirectionApart) {
   const torch::Tensor host = torch::randn({3, 4});
   tp::sim::TransferLog log;
@@ -34,6 +42,9 @@ TEST(SimTransferLog, CountsEachDirectionApart) {
   expect_copies(log.host_to_device(), 1, kBytes, 1);  // nothing else moved
   EXPECT_EQ(log.syncs(), 1) << log.summary();         // the blocking .cpu()
   EXPECT_EQ(log.syncs("copy_to_host"), 1);
+  EXPECT_EQ(sited(log, "copy_to_host"), 1);  // the sync is placed, not only counted
+  EXPECT_EQ(sited(log, "copy_to_device"), 0);
+  EXPECT_EQ(sited(log, "d2d"), 2);
   EXPECT_TRUE(torch::equal(back, host));
   EXPECT_TRUE(torch::equal(twin.cpu(), other.cpu()));
 }
@@ -44,6 +55,8 @@ TEST(SimTransferLog, BlockingHostToDeviceCopyIsASync) {
   const torch::Tensor device = host.to(tp::sim::device());
   expect_copies(log.host_to_device(), 1, kBytes, 0);
   EXPECT_EQ(log.syncs_by_operator(), (std::map<std::string, std::int64_t>{{"copy_to_device", 1}}));
+  EXPECT_EQ(sited(log, "copy_to_device"), 1);  // the sync is placed, not only counted
+  EXPECT_EQ(sited(log, "h2d"), 1);
 }
 
 TEST(SimTransferLog, TheFallbacksOwnCopiesAreNotCounted) {
