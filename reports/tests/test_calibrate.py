@@ -107,6 +107,15 @@ class Evaluate(unittest.TestCase):
         self.assertEqual((ab["refused"], ab["failed"]), (2, 0))
         self.assertIn("no power", ab["why_refused"])
 
+    def test_runs_of_two_machines_are_refused_not_failed(self) -> None:
+        for index in range(2):  # the A/B candidates ran on another machine
+            doc = run_doc(AB_CAND, extra=0.2)
+            doc["context"]["num_cpus"] = 4
+            self.write(self.saved(f"ab-{index:02d}-candidate"), doc)
+        ab = self.evaluate("--reps", "4")["by_reps"]["4"]["ab"]
+        self.assertEqual((ab["refused"], ab["failed"]), (2, 0))
+        self.assertIn("num_cpus differs", ab["why_refused"])
+
     def test_injected_steps_and_ratios_of_medians(self) -> None:
         injected = self.evaluate()["injected"]
         self.assertEqual(list(injected), [BENCH])
