@@ -155,6 +155,7 @@ class BadArguments(unittest.TestCase):
             ["evaluate"],  # --runs is required
             ["run", "--out", "x"],  # --bench is required
             ["run", "--bench", "b", "--out", "x", "--comparisons", "many"],
+            ["evaluate", "--runs", "x", "--reps", "4,x"],  # a count that is not a number
         ):
             with self.subTest(argv=argv):
                 self.assertEqual(self.exit_code(argv), schema.EXIT_USAGE)

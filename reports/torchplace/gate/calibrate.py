@@ -237,6 +237,7 @@ def parse(argv: List[str]) -> Namespace:
         sub.add_argument("--policy", default=DEFAULT_POLICY)
         sub.add_argument(
             "--reps",
+            type=reps_list,
             help="repetition counts to score, e.g. 4,8,12,16 (default: "
             "those up to the saved runs' count); each uses the first N of each side",
         )
@@ -244,17 +245,18 @@ def parse(argv: List[str]) -> Namespace:
     return parser.parse_args(argv)
 
 
-def reps_list(text: Optional[str]) -> Optional[List[int]]:
-    return [int(part) for part in text.split(",")] if text else None
+def reps_list(text: str) -> List[int]:
+    """--reps 4,8,16 (argparse's type: a bad count is a usage error, exit 64)."""
+    return [int(part) for part in text.split(",")]
 
 
 def main(argv: List[str]) -> int:
     args = parse(argv)
     if args.command == "run":
         run_comparisons(args)
-        evaluate(os.path.join(args.out, "runs"), args.policy, args.out, reps_list(args.reps))
+        evaluate(os.path.join(args.out, "runs"), args.policy, args.out, args.reps)
     else:
-        evaluate(os.path.join(args.runs, "runs"), args.policy, args.runs, reps_list(args.reps))
+        evaluate(os.path.join(args.runs, "runs"), args.policy, args.runs, args.reps)
     return EXIT_OK
 
 

@@ -72,7 +72,8 @@ SIM_TEST_FILES = tuple(
 # Python tests that cannot judge a mutant, kept out of every kill set (CTest -E):
 #   gate.speed_mutations, gate.behaviour_mutations, mutation.texts, gpu_runner.mutations: checks
 #     that plant fixed texts and fail when a text is not found (a kill by text, not behaviour);
-#   lint.*: they judge formatting, and a mutant's replacement text is not formatted;
+#   lint.* but lint.docs and lint.docs_split: they judge formatting, and a mutant's replacement
+#     text is not formatted (the docs lint judges Markdown, and kills ci/lint/docs.py's mutants);
 #   gate.extra_work_share: times benchmarks; conformance.* but .rules, sim.vs_cuda_verdicts,
 #   (a CMake regex: no lookahead)
 #   downstream.package: minutes each (op_db, torchvision, a downstream build) or CUDA only;
@@ -81,7 +82,8 @@ SIM_TEST_FILES = tuple(
 #   (the engine is out of scope), minutes under tracing.
 KILL_EXCLUDE = (
     r"^(gate\.(speed_mutations|behaviour_mutations|extra_work_share)|mutation\.texts|"
-    r"gpu_runner\.mutations|lint\..*|conformance\.(environment|ops|modules|models.*)|"
+    r"gpu_runner\.mutations|lint\.(clang_format|shellcheck|black|flake8|mypy)|"
+    r"conformance\.(environment|ops|modules|models.*)|"
     r"sim\.vs_cuda_verdicts|"
     r"downstream\.package|gate\.own_cells|mutation\..*)$"
 )
