@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""`test`, `mutate` (torchplace.command.build) and `report`, `gate`, `explain`
+(torchplace.command.tools) in process: what each refuses, and the argv it hands on, with
+torchplace.command.common's builds and calls and os.execv mocked. Paths are synthetic.
+
+  test_command_tools.py [CLASS]      (CTest: command.tools_build)
+"""
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from typing import List
+from unittest import mock
+
+from torchplace import schema
+from torchplace.command import build, common, tools
+
+PYTHON = "/synthetic/bin/python3"
+
+
+class Scratch(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.mkdtemp(prefix="torchplace-command-tools-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        environ = mock.patch.dict(os.environ)  # what a command sets is undone
+        environ.start()
+        self.addCleanup(environ.stop)
+
+    def exits(self, code: int, function, *args) -> str:  # type: ignore[no-untyped-def]
+        with self.assertRaises(common.Exit) as caught:
+            function(*args)
+        self.assertEqual(caught.exception.code, code)
+        return str(caught.exception.message)
+
+
+class Test(Scratch):
+    def test_ctest_runs_after_the_build_and_its_failure_is_exit_1(self) -> None:
+        os.environ["TORCHPLACE_BUILD_DIR"] = self.tmp
+        with mock.patch.object(common, "build") as built, mock.patch.object(
+            common, "call", return_value=8
+        ) as call:
+            self.assertEqual(build.test(["--no-install"]), schema.EXIT_FAIL)
+        built.assert_called_once_with()
+        ctest = call.call_args[0][0]
+        self.assertEqual(ctest[:3], ["ctest", "--test-dir", self.tmp])
+        self.assertIn("--no-tests=error", ctest)
+        self.assertEqual(ctest[-2:], ["--output-junit", f"{self.tmp}/junit.xml"])
+        self.assertEqual(os.environ["TORCHPLACE_NO_INSTALL"], "1")
+        with mock.patch.object(common, "build"), mock.patch.object(common, "call", return_value=0):
+            self.assertEqual(build.test([]), schema.EXIT_OK)
+
+    def test_a_failed_install_stops_before_the_build(self) -> None:
+        os.environ["TORCHPLACE_NO_INSTALL"] = "0"
+        with mock.patch.object(common, "build") as built, mock.patch.object(
+            common, "call", return_value=7
+        ):
+            self.assertEqual(self.exits(7, build.test, []), "None")
+        built.assert_not_called()
+
+    def test_an_unknown_argument(self) -> None:
+        with mock.patch.object(common, "build"), mock.patch.object(common, "call") as call:
+            message = self.exits(schema.EXIT_USAGE, build.test, ["--fast"])
+        call.assert_not_called()
+        self.assertIn("unknown argument '--fast'", message)
+
+
+class Mutate(Scratch):
+    def run_mutate(self, args: List[str]) -> List[str]:
+        with mock.patch.object(common, "ensure_deps"), mock.patch.object(
+            common, "call", return_value=5
+        ) as call:
+            self.assertEqual(build.mutate(args), 5)  # the engine's exit is the command's
+        return list(call.call_args[0][0])
+
+    def test_values_are_forwarded_and_generated_picks_the_module(self) -> None:
+        argv = self.run_mutate(["--generated", "--sample", "7", "--list", "--no-install"])
+        self.assertEqual(
+            argv,
+            [sys.executable, "-m", "torchplace.mutation.generated"] + ["--sample", "7", "--list"],
+        )
+        self.assertEqual(os.environ["TORCHPLACE_NO_INSTALL"], "1")
+        self.assertEqual(
+            self.run_mutate(["--only", "a,b"])[2:], ["torchplace.mutation", "--only", "a,b"]
+        )
+
+    def test_refusals(self) -> None:
+        self.assertIn(
+            "--shard needs a value", self.exits(schema.EXIT_USAGE, build.mutate, ["--shard"])
+        )
+        self.assertIn("unknown argument '-x'", self.exits(schema.EXIT_USAGE, build.mutate, ["-x"]))
+
+
+class Report(Scratch):
+    def test_the_report_is_execed_with_out_and_gate(self) -> None:
+        args = [self.tmp, "--gate", "g.json"]
+        with mock.patch.object(common, "report_python", return_value=PYTHON), mock.patch.object(
+            os, "execv"
+        ) as execv:
+            tools.report(list(args))
+            tools.report(["--out", "o", self.tmp])
+        first, second = (call[0][1] for call in execv.call_args_list)
+        self.assertEqual(
+            first[2:], ["torchplace.report", self.tmp, "--out", self.tmp, "--gate", "g.json"]
+        )
+        self.assertEqual(second[2:], ["torchplace.report", self.tmp, "--out", "o"])
+
+    def test_refusals(self) -> None:
+        missing = os.path.join(self.tmp, "missing")
+        with mock.patch.object(common, "report_python", return_value=PYTHON), mock.patch.object(
+            os, "execv"
+        ) as execv:
+            self.assertIn("is not a folder", self.exits(schema.EXIT_ENV, tools.report, [missing]))
+        execv.assert_not_called()
+        self.assertIn("usage", self.exits(schema.EXIT_USAGE, tools.report, []))
+        self.assertIn("unknown option", self.exits(schema.EXIT_USAGE, tools.report, ["-o"]))
+        with mock.patch.object(common, "report_python", return_value=None):
+            self.assertIn("matplotlib", self.exits(schema.EXIT_ENV, tools.report, [self.tmp]))
+
+
+class Gate(Scratch):
+    def gate(self, args: List[str], *modules: str) -> List[str]:
+        with mock.patch.object(
+            common, "python_with", return_value=PYTHON
+        ) as python, mock.patch.object(os, "execv") as execv:
+            tools.gate(args)
+        python.assert_called_once_with(modules)
+        return list(execv.call_args[0][1][2:])
+
+    def test_the_behaviour_gate_needs_no_scipy_the_speed_gate_does(self) -> None:
+        self.assertEqual(
+            self.gate(["--results", "r", "--out", "o"]),
+            ["torchplace.gate", "--results", "r", "--out", "o"],
+        )
+        self.assertEqual(
+            self.gate(["--baseline", "b", "--candidate", "c"], "scipy")[1:3], ["--baseline", "b"]
+        )
+
+    def test_ab_gets_its_runs_and_ab_options_need_ab(self) -> None:
+        with mock.patch.object(tools, "gate_ab") as ab:
+            argv = self.gate(["--ab", "HEAD~1", "--rounds", "3", "--out", self.tmp], "scipy")
+        ab.assert_called_once_with("HEAD~1", Path(self.tmp), PYTHON, ["--rounds", "3"])
+        self.assertEqual(
+            argv[1:],
+            [
+                "--baseline",
+                f"{self.tmp}/ab-baseline.json",
+                "--candidate",
+                f"{self.tmp}/ab-candidate.json",
+                "--out",
+                self.tmp,
+            ],
+        )
+        with mock.patch.object(common, "python_with", return_value=PYTHON):
+            message = self.exits(tools.GATE_INPUT, tools.gate, ["--results", "r", "--rounds", "3"])
+        self.assertIn("applies to --ab only", message)
+
+    def test_help_and_no_scipy(self) -> None:
+        with mock.patch("builtins.print") as printed:
+            self.assertEqual(tools.gate(["--results", "r", "--help"]), schema.EXIT_OK)
+        printed.assert_called_once_with(tools.GATE_HELP)
+        with mock.patch.object(common, "python_with", return_value=None):
+            self.assertIn("scipy", self.exits(tools.GATE_INPUT, tools.gate, ["--baseline", "b"]))
+
+
+class Explain(Scratch):
+    def test_the_classifier_is_built_when_not_installed(self) -> None:
+        os.environ["TORCHPLACE_BUILD_DIR"] = self.tmp
+        with mock.patch.object(common, "root", return_value=Path(self.tmp)), mock.patch.object(
+            common, "is_source_tree", return_value=True
+        ), mock.patch.object(common, "call", return_value=0) as call:
+            found = tools.explain_classifier()
+        self.assertEqual(found, f"{self.tmp}/harness/torchplace_classify")
+        configure, target = (one[0][0] for one in call.call_args_list)
+        self.assertEqual(configure[:2], ["cmake", "-S"])
+        self.assertEqual(target[-2:], ["--target", "torchplace_classify"])
+        with mock.patch.object(common, "root", return_value=Path(self.tmp)), mock.patch.object(
+            common, "is_source_tree", return_value=True
+        ), mock.patch.object(common, "call", side_effect=[0, 2]):
+            self.assertIsNone(tools.explain_classifier())  # a failed build is no classifier
+
+    def test_the_environment_carries_the_classifier(self) -> None:
+        os.environ.pop("TORCHPLACE_CLASSIFY", None)
+        os.environ["TORCHPLACE_PYTHON"] = sys.executable
+        with mock.patch.object(
+            tools, "explain_classifier", return_value="/synthetic/classify"
+        ), mock.patch.object(os, "execv") as execv:
+            tools.explain(["log.txt"])
+        self.assertEqual(os.environ["TORCHPLACE_CLASSIFY"], "/synthetic/classify")
+        execv.assert_called_once_with(
+            sys.executable, [sys.executable, "-m", "torchplace.explain", "log.txt"]
+        )
+        with mock.patch.object(tools, "explain_classifier", return_value=None):
+            os.environ.pop("TORCHPLACE_CLASSIFY")
+            self.assertIn("no torchplace_classify", self.exits(schema.EXIT_ENV, tools.explain, []))
+
+
+def main(argv: List[str]) -> None:
+    unittest.main(argv=[sys.argv[0], *argv, "-v"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
