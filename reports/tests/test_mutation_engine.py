@@ -229,6 +229,22 @@ class TestOutput(unittest.TestCase):
         self.assertEqual(len(ended[3]), 4000)
 
 
+class Bytecode(unittest.TestCase):
+    def test_a_mutant_of_the_same_size_and_mtime_is_not_run_as_stale_bytecode(self):
+        with tempfile.TemporaryDirectory() as folder:
+            module = Path(folder) / "m.py"
+            check = [sys.executable, "-c", "import sys, m; sys.exit(m.X != int(sys.argv[1]))"]
+            writes_bytecode = {
+                k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"
+            }
+            for value in ("1", "2"):  # the same size, and the mtime set back (synthetic)
+                module.write_text(f"X = {value}\n")
+                os.utime(module, (1_000_000_000, 1_000_000_000))
+                test = pytests.PyTest("m", check + [value], writes_bytecode, folder)
+                (ended,) = pytests.run_tests([test], 1, lambda t: 60.0, False)
+                self.assertEqual(ended[1], "pass", f"X = {value} ran as: {ended[3]}")
+
+
 class Tracing(unittest.TestCase):
     """A traced test's lines are kept for every Python file of the tree in scope, not only the
     package's: ci/lint/docs.py's 374 mutants were "executed by no test" (synthetic tree)."""

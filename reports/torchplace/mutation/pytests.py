@@ -124,7 +124,9 @@ def _start(
 ) -> subprocess.Popen:
     """Starts one test; its output goes to a file (a pipe nobody reads until the end would block
     a test that writes more than the pipe holds, about 64 KiB, into a false timeout)."""
-    env = dict(test.env)
+    # no .pyc written: a mutant of the same size, made in the same second as the last one, would
+    # be run as the last one's bytecode (CPython checks only the source's mtime and size)
+    env = dict(test.env, PYTHONDONTWRITEBYTECODE="1")
     if trace_dir is not None:
         trace_dir.mkdir(parents=True, exist_ok=True)
         (trace_dir / "sitecustomize.py").write_text(HOOK)
