@@ -145,6 +145,14 @@ class DepsRuntime(Scratch):
     def test_a_new_enough_libstdcxx_passes(self) -> None:
         self.check(b"GLIBCXX_3.4.9\0GLIBCXX_3.4.30", b"GLIBCXX_3.4.9\0GLIBCXX_3.4.30")
 
+    def test_what_cannot_be_judged_is_not_refused(self) -> None:
+        with mock.patch.object(shutil, "which") as which:
+            gpu.check_deps_runtime(Path(self.tmp))  # no .deps: the compiler is not asked
+        which.assert_not_called()
+        with mock.patch.object(Path, "is_file", return_value=False) as is_file:
+            self.check(b"GLIBCXX_3.4.30", b"")  # the compiler names no libstdc++ file
+        is_file.assert_called_once_with()
+
 
 class Preflight(Scratch):
     def test_deps_join_the_prefix_and_the_gpus_are_listed(self) -> None:
