@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""torchplace.sim_library without a built library: which file it loads (TORCHPLACE_SIM_LIBRARY,
+else the one beside torchplace.sim), a missing file, a file that is no sim library and one built
+for another torch refused by name before loading, a library that will not load, and the loaded
+library's C entry points typed, kept and used by classify. The libraries here are synthetic
+files holding only the version mark; ctypes.CDLL is a stand-in."""
+import ctypes
+import os
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import torch
+
+from torchplace import sim_library
+from torchplace.sim_library import SimUnavailable
+
+MAJOR_MINOR = ".".join(torch.__version__.split(".")[:2])
+
+
+class Entry:
+    """A stand-in C function: records its calls, answers `answer`."""
+
+    def __init__(self, answer=None):
+        self.answer, self.calls = answer, []
+
+    def __call__(self, *args):
+        self.calls.append(args)
+        return self.answer
+
+
+class LibraryFile(unittest.TestCase):
+    def setUp(self):
+        scratch = tempfile.TemporaryDirectory()
+        self.addCleanup(scratch.cleanup)
+        self.path = Path(scratch.name) / sim_library.LIBRARY_NAME
+        environ = mock.patch.dict(os.environ, {"TORCHPLACE_SIM_LIBRARY": str(self.path)})
+        environ.start()
+        self.addCleanup(environ.stop)
+        kept = sim_library._library
+        sim_library._library = None
+        self.addCleanup(setattr, sim_library, "_library", kept)
+
+    def write(self, version):
+        self.path.write_bytes(b"\x7fELF\0torchplace-sim-torch-version=" + version + b";\0")
+
+
+class WhichFile(LibraryFile):
+    def test_the_named_one(self):
+        self.write(b"1.0")
+        self.assertEqual(sim_library.library_path(), self.path)
+
+    def test_a_missing_one_is_refused_by_name(self):
+        with self.assertRaises(SimUnavailable) as refused:
+            sim_library.library_path()
+        self.assertIn(f"no sim library at {self.path} ", str(refused.exception))
+        self.assertIn(f"against this torch, {torch.__version__},", str(refused.exception))
+
+    def test_else_the_one_beside_torchplace_sim(self):
+        del os.environ["TORCHPLACE_SIM_LIBRARY"]
+        beside = Path(sim_library.__file__).parent / "sim" / sim_library.LIBRARY_NAME
+        with mock.patch.object(Path, "is_file", lambda path: path == beside):
+            self.assertEqual(sim_library.library_path(), beside)
+
+
+class Version(LibraryFile):
+    def test_the_version_it_was_built_for(self):
+        self.write(b"2.11.0+cu128")
+        self.assertEqual(sim_library.built_for(self.path), "2.11.0+cu128")
+
+    def test_a_file_without_the_mark_is_no_sim_library(self):
+        self.path.write_bytes(b"\x7fELF\0torchplace-sim-torch-version=;\0")
+        with self.assertRaises(SimUnavailable) as refused:
+            sim_library.built_for(self.path)
+        self.assertIn(f"{self.path} is not a torchplace sim library", str(refused.exception))
+
+    def test_another_patch_release_is_accepted(self):
+        self.write(MAJOR_MINOR.encode() + b".99")
+        sim_library._check_version(self.path)
+
+    def test_another_minor_release_is_refused_before_loading(self):
+        major, minor = MAJOR_MINOR.split(".")
+        other = f"{major}.{int(minor) + 1}.0"
+        self.write(other.encode())
+        with mock.patch.object(ctypes, "CDLL") as cdll, self.assertRaises(SimUnavailable) as no:
+            sim_library.load()
+        cdll.assert_not_called()
+        self.assertIn(f"built against LibTorch {other}, but this torch is", str(no.exception))
+
+
+class Load(LibraryFile):
+    def test_a_library_that_will_not_load(self):
+        self.write(MAJOR_MINOR.encode() + b".0")
+        error = OSError("undefined symbol: _ZN3c10synthetic")
+        with mock.patch.object(ctypes, "CDLL", side_effect=error):
+            with self.assertRaises(SimUnavailable) as refused:
+                sim_library.load()
+        self.assertEqual(
+            str(refused.exception), f"torchplace.sim: cannot load {self.path}: {error}"
+        )
+        self.assertIs(refused.exception.__cause__, error)
+        self.assertIsNone(sim_library._library)
+
+    def test_loaded_local_typed_once_and_classifying(self):
+        self.write(MAJOR_MINOR.encode() + b".0")
+        library = mock.NonCallableMock(torchplace_classify=Entry(b"DeviceMismatch"))
+        with mock.patch.object(ctypes, "CDLL", return_value=library) as cdll:
+            self.assertIs(sim_library.load(), library)
+            self.assertEqual(sim_library.classify("Expected \udcff on cuda:0"), "DeviceMismatch")
+        cdll.assert_called_once_with(str(self.path), mode=ctypes.RTLD_LOCAL)
+        self.assertEqual(library.torchplace_classify.calls, [(b"Expected ? on cuda:0",)])
+        self.assertEqual(library.torchplace_classify.restype, ctypes.c_char_p)
+        self.assertEqual(library.torchplace_classify.argtypes, [ctypes.c_char_p])
+        self.assertEqual(library.torchplace_sim_error.restype, ctypes.c_char_p)
+        self.assertEqual(library.torchplace_sim_log_start.restype, ctypes.c_void_p)
+        self.assertEqual(library.torchplace_sim_log_json.restype, ctypes.c_char_p)
+
+    def test_a_loaded_library_is_kept_even_if_its_file_goes(self):
+        sim_library._library = kept = mock.NonCallableMock()
+        self.assertIs(sim_library.load(), kept)
+
+
+if __name__ == "__main__":
+    unittest.main()
