@@ -64,7 +64,7 @@ def load_cells(path: str) -> List[Dict[str, Any]]:
         with open(path, encoding="utf-8") as handle:
             doc = json.load(handle)
         return doc["cells"]
-    except (OSError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError, TypeError) as error:  # TypeError: not an object
         print(f"sim_verdicts: cannot read results {path}: {error}", file=sys.stderr)
         sys.exit(EXIT_INPUT)
 
