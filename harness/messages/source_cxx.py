@@ -110,5 +110,7 @@ def messages(text: str) -> Iterator[Tuple[int, str, str, str]]:
         if template is None or not template.strip("{} \n"):
             continue
         condition = args[skip - 1] if skip and macro != "C10_THROW_ERROR" else ""
+        if macro == "TORCH_CHECK_ARG":  # (cond, argN, ...): the condition comes first
+            condition = args[0]
         line = code.count("\n", 0, found.start()) + 1
         yield line, macro.split()[-1], template, re.sub(r"\s+", " ", condition)

@@ -8,7 +8,7 @@ import ast
 import re
 from typing import Dict, Iterator, Optional, Tuple
 
-PRINTF = re.compile(r"%(?:\([^)]*\))?[-+ #0]*\d*(?:\.\d+)?[sdifuxrcge]")
+PRINTF = re.compile(r"%%|%(?:\([^)]*\))?[-+ #0]*\d*(?:\.\d+)?[sdifuxrcge]")
 FIELD = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
 
 
@@ -32,7 +32,8 @@ def template_of(node: ast.AST) -> Optional[str]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
         left = node.left
         if isinstance(left, ast.Constant) and isinstance(left.value, str):
-            return PRINTF.sub("{}", brace(left.value.replace("%%", "%")))
+            # %% in one pass with the fields: "100%% done" is "100% done", not "100{}one"
+            return PRINTF.sub(lambda m: "%" if m.group(0) == "%%" else "{}", brace(left.value))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         owner = node.func.value
         if node.func.attr == "format" and isinstance(owner, ast.Constant):

@@ -21,6 +21,20 @@ void f(const Tensor& self, const Tensor& index) {
 }
 """
 
+# Synthetic, like CXX: the other macros' leading arguments, literal spellings, and calls skipped.
+CXX_MORE = r"""
+void h() {
+  TORCH_CHECK_WITH(ValueError, a.device() == b.device(), "on two devices: ", a);
+  TORCH_CHECK_ARG(a.dim() == 2, 1, "must be a matrix");
+  TORCH_INTERNAL_ASSERT(x.is_cuda(), u8"not CUDA", R"raw(: "q" \n)raw");
+  C10_THROW_ERROR(NotImplementedError, "no ", name, " {here}");
+  AT_ASSERTM(ok, "tab\there");
+  throw torch::ValueError("bad %zu of %5.2f", n, f);
+  TORCH_CHECK(y, x);
+  TORCH_CHECK(y, "", x);
+  TORCH_CHECK(late, "never closed", f(
+"""
+
 PY = """
 def g(x, y):
     if x.device != y.device:
@@ -30,6 +44,34 @@ def g(x, y):
         raise TypeError(msg)
     raise ValueError("%s is not a %s" % (x, y))
     raise ValueError("{} and {}".format(x, y))
+"""
+
+
+# Synthetic, like PY: raises that give no template, names, the message assigned last, else.
+PY_MORE = """
+def k(x, y):
+    raise
+    raise ValueError
+    raise ValueError()
+    raise TypeError(x)
+    raise TypeError(f"{x}")
+    raise TypeError(x + y + "!")
+    raise torch.errors.OnTwoDevices("on " + x + " and " + "y")
+    raise errors[0]("from a subscript")
+    raise ValueError("100%% done, %(a)s" % x)
+    msg = "first {}".format(x)
+    msg = "second: " + x
+    raise RuntimeError(msg)
+    msg = "after the raise"
+
+
+def m(msg):
+    if x.is_cuda:
+        if x.device == y.device:
+            pass
+        else:
+            raise RuntimeError("in the else branch")
+    raise RuntimeError(msg)
 """
 
 
@@ -69,6 +111,36 @@ class Extract(unittest.TestCase):
                 (9, "ValueError", "{} and {}", ""),
             ],
         )
+
+    def test_cxx_leading_arguments_literals_and_skipped_calls(self):
+        self.assertEqual(
+            list(source_cxx.messages(CXX_MORE)),
+            [
+                (3, "TORCH_CHECK_WITH", "on two devices: {}", "a.device() == b.device()"),
+                (4, "TORCH_CHECK_ARG", "must be a matrix", "a.dim() == 2"),
+                (5, "TORCH_INTERNAL_ASSERT", 'not CUDA: "q" \\n', "x.is_cuda()"),
+                (6, "C10_THROW_ERROR", "no {} {{here}}", ""),
+                (7, "AT_ASSERTM", "tab\there", "ok"),
+                (8, "torch::ValueError", "bad {} of {}", ""),
+            ],
+        )  # TORCH_CHECK(y, x) and (y, "", x): no literal text; the unclosed call: skipped
+
+    def test_python_names_assignments_and_branches(self):
+        self.assertEqual(
+            list(source_python.messages(PY_MORE)),
+            [
+                (8, "TypeError", "{}!", ""),
+                (9, "OnTwoDevices", "on {} and y", ""),
+                (10, "", "from a subscript", ""),
+                (11, "ValueError", "100% done, {}", ""),
+                (14, "RuntimeError", "second: {}", ""),
+                (23, "RuntimeError", "in the else branch", "x.is_cuda"),
+            ],
+        )
+
+    def test_python_unparsable_file_gives_nothing(self):
+        self.assertEqual(list(source_python.messages("def f(:\n    raise ValueError('x')")), [])
+        self.assertEqual(list(source_python.messages("raise ValueError('x')\0")), [])
 
 
 class Rule(unittest.TestCase):
