@@ -14,7 +14,8 @@ torch/include and torch/*.py): its C++ source tarball is not in Debian's pool he
 
 usage: source_strings.py [--check] [VERSION=ROOT ...]   (default: the roots below)
 exit: 0 written (or, --check, the committed files equal the tool's output); 1 --check found a
-difference; 64 bad arguments; 77 --check without the source trees (a skip, with the reason).
+difference; 3 a source tree missing (writing); 64 bad arguments; 77 --check without the source
+trees (a skip, with the reason).
 """
 import gzip
 import io
@@ -40,7 +41,9 @@ WHEEL = (
 CXX_DIRS = ("aten/src", "c10", "torch/csrc", "caffe2/serialize")
 WHEEL_CXX_DIRS = ("include/ATen", "include/c10", "include/torch/csrc", "include/caffe2/serialize")
 CXX_SUFFIXES = {".cpp", ".cc", ".h", ".hpp", ".cu", ".cuh", ".mm"}
-NOT_LIBTORCH = {"test", "tests", "testing", "third_party", "benchmarks", "include"}
+# Folders left out, C++ and Python alike; in Python also the wheel's include/ (C++ headers).
+NOT_LIBTORCH = frozenset({"test", "tests", "testing", "third_party", "benchmarks"})
+NOT_LIBTORCH_PY = NOT_LIBTORCH | {"include"}
 DATA = HERE / "source_strings.jsonl.gz"
 FAMILIES = HERE / "source_families.inc"
 
@@ -49,8 +52,8 @@ def is_wheel(root: Path) -> bool:
     return (root / "include").is_dir() and not (root / "aten").is_dir()
 
 
-def kept(path: Path, root: Path) -> bool:
-    return not NOT_LIBTORCH.intersection(path.relative_to(root).parts[:-1])
+def kept(path: Path, root: Path, left_out: frozenset = NOT_LIBTORCH_PY) -> bool:
+    return not left_out.intersection(path.relative_to(root).parts[:-1])
 
 
 def files(root: Path) -> Iterator[Tuple[Path, str]]:
@@ -58,7 +61,7 @@ def files(root: Path) -> Iterator[Tuple[Path, str]]:
     wheel = is_wheel(root)
     for folder in WHEEL_CXX_DIRS if wheel else CXX_DIRS:
         for path in sorted((root / folder).rglob("*")):
-            if path.suffix in CXX_SUFFIXES and path.is_file():
+            if path.suffix in CXX_SUFFIXES and kept(path, root, NOT_LIBTORCH) and path.is_file():
                 yield path, "cxx"
     python = root if wheel else root / "torch"
     for path in sorted(python.rglob("*.py")):

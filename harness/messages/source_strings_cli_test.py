@@ -28,12 +28,15 @@ TREE = {
     "torch/nn/f.py": 'def f(x):\n    raise ValueError("synthetic: a python message")\n',
     "torch/test/g.py": 'raise ValueError("synthetic: a test")\n',
     "torch/nn/third_party/h.py": 'raise ValueError("synthetic: vendored")\n',
+    "aten/src/ATen/test/i.cpp": DEVICE,  # C++ tests are left out too
+    "torch/csrc/jit/codegen/cuda/test/j.cpp": DEVICE,
 }
 # A wheel: torch/include's headers and torch's Python (none under include/).
 WHEEL = {
     "include/ATen/a.h": DEVICE,
     "include/c10/b.hpp": 'AT_ERROR("synthetic: a c10 header");\n',
     "include/other/c.h": DEVICE,
+    "include/c10/test/k.h": DEVICE,
     "include/torch/csrc/api.py": 'raise ValueError("synthetic: under include")\n',
     "nn/f.py": '\n\nraise ValueError("synthetic: a wheel python message")\n',
 }
