@@ -45,7 +45,10 @@ class Split(unittest.TestCase):
         text = "# Title\n\n```python\nx = 1\n\n## Later\n"  # synthetic: the closing fence lost
         _, blocks, headings, faults = docs.scan(text)
         self.assertEqual(blocks, [])
-        self.assertIn("3: a code block that is never closed", faults)
+        self.assertEqual(
+            faults,
+            ["3: a code block that is never closed", "3: the section holds a stray fence"],
+        )
         self.assertEqual(headings, [(1, "Title"), (6, "Later")])
 
 
