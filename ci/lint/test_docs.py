@@ -51,6 +51,18 @@ class Split(unittest.TestCase):
         )
         self.assertEqual(headings, [(1, "Title"), (6, "Later")])
 
+    def test_sections_cut_mid_sentence_are_named_at_their_line(self) -> None:
+        text = "`b`, `c`, and `d`.\n\n# Title\n\nIt begins well and\n\n## Next\nstarts in lower case.\n"  # synthetic: a list's tail, a section ending on "and", one starting in lower case
+        prose, _, headings, _ = docs.scan(text)
+        self.assertEqual(
+            list(docs.sections(text, prose, headings)),
+            [
+                "1: a paragraph starts mid-sentence: '`b`, `c`, and `d`.'",
+                "5: the section ends mid-sentence: 'It begins well and'",
+                "8: the section starts mid-sentence: 'starts in lower case.'",
+            ],
+        )
+
 
 if __name__ == "__main__":
     unittest.main()

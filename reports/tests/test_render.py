@@ -351,6 +351,15 @@ class FigureContents(unittest.TestCase):
             sorted(labels), sorted([f"{tables.RAW} (ceiling)", "pageable", tables.PINNED])
         )
 
+    # kills reports/torchplace/report/matrix_figure.py:empty:acc16c:dup_stmt:0
+    def test_a_grid_without_cells_says_so(self):
+        from torchplace.report import matrix, matrix_figure
+
+        grid = matrix.Grid("synthetic outcomes", [], [], {})
+        figure = self.figure_of(matrix_figure, matrix_figure.outcome_matrix, grid)
+        texts = [text.get_text() for text in figure.axes[0].texts]
+        self.assertEqual(texts, ["synthetic outcomes: no cells"])
+
     # kills reports/torchplace/report/matrix_figure.py:outcome_matrix:a8161b:const_minus:0
     def test_skip_footnotes_sit_under_the_matrix_below_its_legend(self):
         from torchplace.report import matrix, matrix_figure

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Tests of the version matrix's merge, gate, status and message corpus (torchplace.matrix.*) on
 synthetic columns."""
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -533,6 +535,14 @@ class CorpusTest(unittest.TestCase):
             [(e["source"], e["message"]) for e in entries],
             [("cell:" + BROKEN, "two devices — <tmp>/a.pt"), ("probe:p", "no file")],
         )
+
+    def test_a_probe_file_without_observations_is_bad_input(self):
+        with open(os.path.join(self.out, "1.13.1", "messages.json"), "w") as handle:
+            json.dump({"schema": "torchplace.messages/1"}, handle)  # synthetic: no observations
+        with contextlib.redirect_stderr(io.StringIO()) as stderr:
+            self.assertEqual(corpus.main(["corpus.py", self.out, self.corpus]), 3)
+        self.assertIn("messages.json: missing field(s) observations", stderr.getvalue())
+        self.assertFalse(os.path.exists(self.corpus), "the corpus is left as it was")
 
     def test_only_cells_that_passed_are_folded(self):
         wrong = "mat1 and mat2 shapes cannot be multiplied (4x8 and 16x2)"
