@@ -52,7 +52,11 @@ class Split(unittest.TestCase):
         self.assertEqual(headings, [(1, "Title"), (6, "Later")])
 
     def test_sections_cut_mid_sentence_are_named_at_their_line(self) -> None:
-        text = "`b`, `c`, and `d`.\n\n# Title\n\nIt begins well and\n\n## Next\nstarts in lower case.\n"  # synthetic: a list's tail, a section ending on "and", one starting in lower case
+        # synthetic: a list's tail, a section ending on "and", one starting in lower case
+        text = (
+            "`b`, `c`, and `d`.\n\n# Title\n\nIt begins well and\n\n"
+            "## Next\nstarts in lower case.\n"
+        )
         prose, _, headings, _ = docs.scan(text)
         self.assertEqual(
             list(docs.sections(text, prose, headings)),
