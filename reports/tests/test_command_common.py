@@ -13,29 +13,14 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 from typing import List
 from unittest import mock
 
+from command_scratch import Scratch
 from torchplace import schema
 from torchplace.command import cli, common
-
-
-class Scratch(unittest.TestCase):
-    def setUp(self) -> None:
-        self.tmp = tempfile.mkdtemp(prefix="torchplace-command-common-")
-        self.addCleanup(shutil.rmtree, self.tmp, True)
-        environ = mock.patch.dict(os.environ)  # what a command sets is undone
-        environ.start()
-        self.addCleanup(environ.stop)
-
-    def exits(self, code: int, function, *args) -> str:  # type: ignore[no-untyped-def]
-        with self.assertRaises(common.Exit) as caught:
-            function(*args)
-        self.assertEqual(caught.exception.code, code)
-        return str(caught.exception.message)
 
 
 class Processes(Scratch):

@@ -11,33 +11,23 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 from typing import Dict, List
 from unittest import mock
 
+import command_scratch
 from torchplace import schema
 from torchplace.command import common, gpu, run
 
 LOCAL = "/usr/local/cuda/bin/nvcc"
 
 
-class Scratch(unittest.TestCase):
+class Scratch(command_scratch.Scratch):
     def setUp(self) -> None:
-        self.tmp = tempfile.mkdtemp(prefix="torchplace-command-gpu-")
-        self.addCleanup(shutil.rmtree, self.tmp, True)
-        environ = mock.patch.dict(os.environ)  # what a step sets is undone
-        environ.start()
-        self.addCleanup(environ.stop)
+        super().setUp()
         for variable in ("Torch_DIR", "CMAKE_PREFIX_PATH", "CUDACXX", "TORCHPLACE_CMAKE_ARGS"):
             os.environ.pop(variable, None)
-
-    def exits(self, code: int, function, *args) -> str:  # type: ignore[no-untyped-def]
-        with self.assertRaises(common.Exit) as caught:
-            function(*args)
-        self.assertEqual(caught.exception.code, code)
-        return str(caught.exception.message)
 
 
 class LibTorch(Scratch):

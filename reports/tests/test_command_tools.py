@@ -6,33 +6,17 @@ torchplace.command.common's builds and calls and os.execv mocked. Paths are synt
   test_command_tools.py [CLASS]      (CTest: command.tools_build)
 """
 import os
-import shutil
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 from typing import List
 from unittest import mock
 
+from command_scratch import Scratch
 from torchplace import schema
 from torchplace.command import build, common, tools
 
 PYTHON = "/synthetic/bin/python3"
-
-
-class Scratch(unittest.TestCase):
-    def setUp(self) -> None:
-        self.tmp = tempfile.mkdtemp(prefix="torchplace-command-tools-")
-        self.addCleanup(shutil.rmtree, self.tmp, True)
-        environ = mock.patch.dict(os.environ)  # what a command sets is undone
-        environ.start()
-        self.addCleanup(environ.stop)
-
-    def exits(self, code: int, function, *args) -> str:  # type: ignore[no-untyped-def]
-        with self.assertRaises(common.Exit) as caught:
-            function(*args)
-        self.assertEqual(caught.exception.code, code)
-        return str(caught.exception.message)
 
 
 class Test(Scratch):
