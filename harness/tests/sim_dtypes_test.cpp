@@ -204,5 +204,32 @@ TEST(SimDtypes, Int64ConvolutionRaisesAsOnCuda) {
             "");
 }
 
+// A float32 depthwise convolution takes _conv_depthwise2d on CUDA (Convolution.cpp:318 @1.13.1),
+// which runs float32: it runs on the sim, as on the CPU.
+TEST(SimDtypes, Float32DepthwiseConvolutionRuns) {
+  torch::manual_seed(0);
+  const torch::Tensor input = torch::randn({1, 2, 5, 5}), weight = torch::randn({4, 1, 3, 3});
+  const std::vector<int64_t> ones = {1, 1}, zeros = {0, 0};
+  const auto depthwise = [&](const torch::Tensor& x, const torch::Tensor& w) {
+    return torch::conv2d(x, w, torch::Tensor(), ones, zeros, ones, 2);
+  };
+  torch::Tensor on_device;
+  EXPECT_EQ(raised([&] { on_device = depthwise(on_sim(input), on_sim(weight)); }).text, "");
+  ASSERT_TRUE(on_device.defined());
+  EXPECT_TRUE(torch::allclose(on_device.cpu(), depthwise(input, weight), 1e-6, 1e-6));
+}
+
+// A tensor list argument (the gradients GradScaler unscales): its tensors are looked through, and
+// a float64 found_inf is refused as CUDA refuses it (AmpKernels.cu:102 @1.13.1, :101 @2.6.0).
+TEST(SimDtypes, AmpUnscaleRefusesAFloat64FoundInf) {
+  const std::vector<torch::Tensor> grads = {on_sim(torch::ones({3})), on_sim(torch::ones({2, 2}))};
+  const torch::Tensor inv_scale = on_sim(torch::ones({1}));
+  torch::Tensor found_inf = on_sim(torch::zeros({1}, torch::kDouble));
+  const Raised sim =
+      raised([&] { at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale); });
+  EXPECT_EQ(sim.text, "found_inf must be a float tensor.");
+  EXPECT_EQ(sim.type, typeid(c10::Error).name());
+}
+
 }  // namespace
 }  // namespace sim_dtypes_test

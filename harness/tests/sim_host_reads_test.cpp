@@ -192,6 +192,38 @@ TEST(SimHostReads, MappingsStayBoundedAndFreedOnesAreReused) {
               before.count, held.count, kAllocations, freed.count);
 }
 
+// The process's address space in bytes (/proc/self/statm's first field).
+long long address_space() {
+  std::ifstream statm("/proc/self/statm");
+  long long pages = 0;
+  statm >> pages;
+  return pages * sysconf(_SC_PAGESIZE);
+}
+
+// A reservation that fails (address space exhausted, here by RLIMIT_AS: a host allocation of the
+// size fits, its reservation does not) raises naming the sizes and the escape hatch, and frees
+// the host bytes it had taken (guarded_memory.cpp, allocate_device_bytes).
+TEST(SimHostReads, AFailedReservationRaisesAndFreesItsHostBytes) {
+  TP_SKIP_UNLESS_GUARDED();
+  constexpr long long kBytes = (1LL << 30) + 12345;  // no kept reservation has its length
+  rlimit previous{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &previous), 0);
+  const long long before = address_space();
+  const rlimit tight{static_cast<rlim_t>(before + kBytes + kBytes / 2), previous.rlim_max};
+  if (previous.rlim_cur != RLIM_INFINITY && previous.rlim_cur < tight.rlim_cur)
+    GTEST_SKIP() << "RLIMIT_AS is already below " << tight.rlim_cur << " bytes";
+  const auto options = torch::TensorOptions().dtype(torch::kByte).device(tp::sim::device());
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
+  const std::string message = tp_test::message_of([&] { torch::empty({kBytes}, options); });
+  const long long after = address_space();
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &previous), 0);
+  EXPECT_NE(message.find("tp::sim: cannot reserve"), std::string::npos) << message;
+  EXPECT_NE(message.find("for " + std::to_string(kBytes) + " bytes on sim:0"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("TORCHPLACE_SIM_HOST_READS=allow"), std::string::npos) << message;
+  EXPECT_LT(after - before, kBytes / 2) << "the host bytes of the failed allocation were kept";
+}
+
 // Runs only as AllowedByTheEnvironment's child, which sets TORCHPLACE_SIM_HOST_READS=allow.
 TEST(SimHostReads, ChildReadsWhenAllowed) {
   tp::sim::enable();  // refuses a value other than 'allow' (AnotherValueIsRefusedByName)

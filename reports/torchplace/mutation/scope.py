@@ -67,7 +67,11 @@ WHERE_FILES = tuple(f"harness/sim/{name}.cpp" for name in ("user_frame", "symbol
 SIM_TEST_FILES = tuple(
     _T + f"sim{part}_test.cpp"
     for part in ("", "_cuda_rules", "_devices", "_dtypes", "_exemptions", "_host_reads")
-) + (_T + "sim_kernels_test.cpp", _T + "sim_transfer_log_test.cpp")
+) + (
+    _T + "sim_kernels_test.cpp",
+    _T + "sim_kernel_paths_test.cpp",
+    _T + "sim_transfer_log_test.cpp",
+)
 
 # Python tests that cannot judge a mutant, kept out of every kill set (CTest -E):
 #   gate.speed_mutations, gate.behaviour_mutations, mutation.texts, gpu_runner.mutations: checks

@@ -1,0 +1,103 @@
+// The sim's kernels on paths sim_kernels_test.cpp does not take: the fused GRU cell's backward
+// (rnn_cells.cpp), convolution_backward_overrideable with a bias (cpu_copies.cpp), and a batch
+// norm without running statistics (fallback.cpp, hidden_writes). Each against the CPU.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include <torchplace/sim/sim.h>
+
+namespace sim_kernel_paths_test {  // unity-built with the other harness tests
+namespace {
+
+// The inputs of a GRU cell, gradients wanted: input gates, hidden gates, hx, input and hidden bias.
+std::vector<torch::Tensor> gru_leaves(const torch::Device& device) {
+  torch::manual_seed(7);
+  const std::vector<torch::Tensor> values = {torch::randn({3, 12}), torch::randn({3, 12}),
+                                             torch::randn({3, 4}), torch::randn({12}),
+                                             torch::randn({12})};
+  std::vector<torch::Tensor> leaves;
+  for (const torch::Tensor& value : values) leaves.push_back(value.to(device).requires_grad_());
+  return leaves;
+}
+
+// CUDA's GRU cell math (cuda/RNN.cu), unfused, as on the CPU.
+torch::Tensor unfused_gru_cell(const std::vector<torch::Tensor>& in) {
+  const auto input = (in[0] + in[3]).chunk(3, 1), hidden = (in[1] + in[4]).chunk(3, 1);
+  const torch::Tensor reset = (input[0] + hidden[0]).sigmoid();
+  const torch::Tensor update = (input[1] + hidden[1]).sigmoid();
+  const torch::Tensor fresh = (input[2] + reset * hidden[2]).tanh();
+  return (in[2] - fresh) * update + fresh;
+}
+
+// _thnn_fused_gru_cell's backward (_thnn_fused_gru_cell_backward, which 2.x calls for an input on
+// sim:0) gives each of the five inputs the unfused cell's gradient on the CPU.
+TEST(SimKernels, FusedGruCellBackwardMatchesTheUnfusedCell) {
+  const std::vector<torch::Tensor> cpu = gru_leaves(torch::kCPU);
+  const std::vector<torch::Tensor> sim = gru_leaves(tp::sim::device());
+  const torch::Tensor cotangent = torch::randn({3, 4});
+  const torch::Tensor hy = unfused_gru_cell(cpu);
+  hy.backward(cotangent);
+  const auto fused = at::_thnn_fused_gru_cell(sim[0], sim[1], sim[2], sim[3], sim[4]);
+  ASSERT_TRUE(torch::allclose(std::get<0>(fused).cpu(), hy, 1e-6, 1e-6));
+  std::get<0>(fused).backward(cotangent.to(tp::sim::device()));
+  const char* const names[] = {"input_gates", "hidden_gates", "hx", "input_bias", "hidden_bias"};
+  for (size_t index = 0; index < cpu.size(); ++index) {
+    ASSERT_TRUE(sim[index].grad().defined()) << names[index];
+    EXPECT_EQ(sim[index].grad().device(), tp::sim::device()) << names[index];
+    EXPECT_TRUE(torch::allclose(sim[index].grad().cpu(), cpu[index].grad(), 1e-5, 1e-5))
+        << names[index] << ": " << sim[index].grad().cpu() << " on the sim, " << cpu[index].grad()
+        << " on the CPU";
+  }
+}
+
+// convolution_overrideable's autograd (derivatives.yaml) calls convolution_backward_overrideable,
+// which the sim answers with the CPU's convolution_backward, the bias's sizes added: the input's,
+// the weight's and the bias's gradients equal the CPU's.
+TEST(SimKernels, OverrideableConvolutionBackwardWithABiasMatchesTheCpu) {
+  torch::manual_seed(11);
+  const torch::Tensor input = torch::randn({2, 3, 6, 6}), weight = torch::randn({5, 3, 3, 3});
+  const torch::Tensor bias = torch::randn({5}), cotangent = torch::randn({2, 5, 4, 4});
+  const std::vector<int64_t> ones = {1, 1}, zeros = {0, 0};
+  std::vector<torch::Tensor> cpu = {input.requires_grad_(), weight.requires_grad_(),
+                                    bias.requires_grad_()};
+  at::convolution(cpu[0], cpu[1], cpu[2], ones, zeros, ones, false, zeros, 1).backward(cotangent);
+  std::vector<torch::Tensor> sim;
+  for (const torch::Tensor& leaf : cpu)
+    sim.push_back(leaf.detach().to(tp::sim::device()).requires_grad_());
+  const torch::Tensor out =
+      at::convolution_overrideable(sim[0], sim[1], sim[2], ones, zeros, ones, false, zeros, 1);
+  out.backward(cotangent.to(tp::sim::device()));
+  const char* const names[] = {"input", "weight", "bias"};
+  for (size_t index = 0; index < cpu.size(); ++index) {
+    ASSERT_TRUE(sim[index].grad().defined()) << names[index];
+    EXPECT_EQ(sim[index].grad().device(), tp::sim::device()) << names[index];
+    EXPECT_TRUE(torch::allclose(sim[index].grad().cpu(), cpu[index].grad(), 1e-5, 1e-5))
+        << names[index];
+  }
+}
+
+// A batch norm that tracks no running statistics passes undefined tensors (nn::BatchNorm2d) or
+// None (an empty optional) where native_batch_norm's hidden writes go (fallback.cpp,
+// hidden_writes): it runs, as on the CPU, with nothing to copy back.
+TEST(SimKernels, BatchNormWithoutRunningStatisticsMatchesTheCpu) {
+  const auto normed = [](const torch::Device& device) {
+    torch::manual_seed(0);
+    torch::nn::BatchNorm2d norm(torch::nn::BatchNorm2dOptions(3).track_running_stats(false));
+    norm->to(device);
+    const torch::Tensor input = torch::randn({4, 3, 5, 5}).add(2).to(device);
+    const auto none = at::native_batch_norm(input, norm->weight, norm->bias, c10::nullopt,
+                                            c10::nullopt, true, 0.1, 1e-5);
+    return std::vector<torch::Tensor>{norm->forward(input), std::get<0>(none)};
+  };
+  const std::vector<torch::Tensor> on_cpu = normed(torch::kCPU), on_sim = normed(tp::sim::device());
+  for (size_t index = 0; index < on_cpu.size(); ++index) {  // the module's, then None's
+    EXPECT_EQ(on_sim[index].device(), tp::sim::device()) << index;
+    EXPECT_TRUE(torch::equal(on_sim[index].cpu(), on_cpu[index])) << index;
+  }
+}
+
+}  // namespace
+}  // namespace sim_kernel_paths_test
