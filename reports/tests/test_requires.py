@@ -6,6 +6,7 @@ The modules probed here are standard ones, made-up names and a synthetic broken 
 import contextlib
 import io
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -44,11 +45,16 @@ class Requires(unittest.TestCase):
             os.makedirs(os.path.join(shadow, "torchplace_broken"))
             with open(os.path.join(shadow, "torchplace_broken", "__init__.py"), "w") as handle:
                 handle.write("raise ImportError('synthetic: a broken install')\n")
-            sys.path.insert(0, shadow)
-            self.addCleanup(sys.path.remove, shadow)
-            code, err = self.main("torchplace_broken")
-        self.assertEqual(code, EXIT_ENV)
-        self.assertIn("lacks torchplace_broken ", err)
+            # the command as the shell's probe runs it, the shadow first on its PYTHONPATH
+            path = os.pathsep.join(filter(None, [shadow, os.environ.get("PYTHONPATH", "")]))
+            done = subprocess.run(
+                [sys.executable, "-m", "torchplace.requires", "torchplace_broken"],
+                env=dict(os.environ, PYTHONPATH=path),
+                capture_output=True,
+                text=True,
+            )
+        self.assertEqual(done.returncode, EXIT_ENV, done.stderr)
+        self.assertIn("lacks torchplace_broken ", done.stderr)
 
 
 if __name__ == "__main__":
