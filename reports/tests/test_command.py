@@ -8,6 +8,8 @@ synthetic. A test written to kill a generated mutant (ci/mutation/README.md) nam
 
   test_command.py [CLASS]      (CTest: command.*)
 """
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -347,6 +349,17 @@ class Checks(Scratch):
         self.assertEqual(code, schema.EXIT_OK)
         made = [arguments[0][2] for arguments, _ in call.call_args_list]
         self.assertEqual(made, ["1.13.1", "cuda"])
+
+    def test_matrix_says_when_its_report_could_not_be_rendered(self) -> None:
+        # kills reports/torchplace/command/matrix.py:finish:35291f:delete_stmt:0: the report's
+        # failure does not change the exit (the status check's), so the line is all a user sees
+        codes = {"torchplace.matrix.merge": 0, "torchplace": 5, "torchplace.matrix.status": 0}
+        with mock.patch.object(
+            common, "call", side_effect=lambda argv: codes[argv[2]]
+        ), contextlib.redirect_stderr(io.StringIO()) as stderr:
+            code = matrix.finish(Path(self.tmp), False, ["1.13.1"])
+        self.assertEqual(code, schema.EXIT_OK)
+        self.assertIn("matrix: the report could not be rendered (exit 5)", stderr.getvalue())
 
     def test_matrix_cuda_only_makes_the_cuda_column_alone(self) -> None:
         # a helper's hand-made slip survived: --cuda-only that forgot to set cuda made no column
