@@ -314,6 +314,15 @@ class SimulatedColumnTest(unittest.TestCase):
         grid = matrix.from_results({"cells": [cuda, cell, cpu]})
         self.assertEqual(grid.columns, ["cpu", "sim:0 (simulated)", "cuda:0"])
 
+    # kills reports/torchplace/report/matrix.py:categorise:eecea1:logic_swap:0
+    def test_a_cell_without_a_reason_says_what_it_rests_on(self):
+        failed = matrix.categorise("failed", "fail", "", "s/device=cpu")  # synthetic cell
+        self.assertEqual((failed.category, failed.detail), (matrix.UNEXPECTED, "status 'fail'"))
+        said = matrix.categorise("failed", "fail", "AssertionError", "s/device=cpu")
+        self.assertEqual(said.detail, "AssertionError")
+        skipped = matrix.categorise("skipped", "skip", "", "s/device=cuda:0")
+        self.assertEqual(skipped.detail, "skipped (no reason given)")
+
 
 class FigureContents(unittest.TestCase):
     """What a figure draws (labels, placement), read from the matplotlib Figure the function
