@@ -30,6 +30,7 @@ class Processes(Scratch):
         common.stop(child)
         child.send_signal.assert_called_once_with(signal.SIGTERM)
         child.kill.assert_called_once_with()
+        child.wait.assert_any_call(timeout=10)  # "SIGKILL 10 s later" (ci/gpu/README.md)
         self.assertEqual(child.wait.call_count, 2)
 
     def test_bash_lib_sources_common_sh_strictly(self) -> None:

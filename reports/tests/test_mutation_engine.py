@@ -245,6 +245,19 @@ class Bytecode(unittest.TestCase):
                 self.assertEqual(ended[1], "pass", f"X = {value} ran as: {ended[3]}")
 
 
+class FreshMtime(unittest.TestCase):
+    def test_each_write_of_a_python_file_moves_its_mtime_on_a_second(self):
+        with tempfile.TemporaryDirectory() as folder:
+            module = Path(folder) / "m.py"
+            module.write_text("X = 0\n")
+            seconds = []
+            for value in "12":  # the same size, in the same second (synthetic)
+                scratch.write_fresh(module, f"X = {value}\n")
+                seconds.append(int(module.stat().st_mtime))
+            self.assertEqual(module.read_text(), "X = 2\n")
+            self.assertGreater(seconds[1], seconds[0])
+
+
 class Tracing(unittest.TestCase):
     """A traced test's lines are kept for every Python file of the tree in scope, not only the
     package's: ci/lint/docs.py's 374 mutants were "executed by no test" (synthetic tree)."""

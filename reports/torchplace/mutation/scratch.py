@@ -230,11 +230,23 @@ def baseline(scratch: Scratch, mutants: list) -> None:
         log(f"baseline {kill}: pass ({detail})")
 
 
+def write_fresh(path: Path, text: str) -> None:
+    """Writes a mutant's file, or restores it; a .py file's mtime then moves on by a whole second
+    at least: CPython's .pyc records the source's mtime in seconds and its size, so a child that
+    still writes bytecode (a fresh environment, `python -I`) could run a same-size text of the
+    same second as the last one's bytecode."""
+    before = int(path.stat().st_mtime)
+    path.write_text(text)
+    if path.suffix == ".py":
+        after = max(int(time.time()), before + 1)
+        os.utime(path, (after, after))
+
+
 def try_mutant(scratch: Scratch, mutant: Mutant) -> dict:
     path = scratch.tree / mutant.path
     pristine = path.read_text()
     started = time.monotonic()
-    path.write_text(apply(pristine, mutant))
+    write_fresh(path, apply(pristine, mutant))
     killer = ""
     try:
         if is_cpp(mutant):
@@ -258,7 +270,7 @@ def try_mutant(scratch: Scratch, mutant: Mutant) -> dict:
                 reached(kills.tests, mutant.path, scratch.tree),
             )
     finally:
-        path.write_text(pristine)
+        write_fresh(path, pristine)
         log(f"{mutant.id} done in {time.monotonic() - started:.0f} s")
     known = scratch.kill_sets.get(kill_set(mutant)[1:])
     if killer and known is not None and killer not in known.verified:
