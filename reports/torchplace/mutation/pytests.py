@@ -155,10 +155,11 @@ def _lines_of(trace_dir: Path, tree: Path) -> Dict[str, Set[int]]:
     combined.combine([str(trace_dir)], keep=False)
     data = combined.get_data()
     found: Dict[str, Set[int]] = {}
+    root = tree.resolve()
     for measured in data.measured_files():
         path = Path(measured).resolve()
-        if path.suffix == ".py" and path.is_relative_to(tree.resolve()):
-            key = path.relative_to(tree.resolve()).as_posix()
+        if path.suffix == ".py" and path.is_relative_to(root):
+            key = path.relative_to(root).as_posix()
             found.setdefault(key, set()).update(data.lines(measured) or [])
     return found
 
