@@ -51,13 +51,8 @@ constexpr Row kRows[] = {
 // The newest listed version not newer than the installed LibTorch (the first for an older one).
 int dtype_column() {
   static const char* const kVersions[] = {TP_SIM_CUDA_DTYPE_VERSION_LIST};
-  int column = 0;
-  for (int index = 0; index < TP_SIM_CUDA_DTYPE_VERSIONS; ++index) {
-    int major = 0, minor = 0;
-    std::sscanf(kVersions[index], "%d.%d", &major, &minor);
-    if (major * 100 + minor <= TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR) column = index;
-  }
-  return column;
+  return newest_column(kVersions, TP_SIM_CUDA_DTYPE_VERSIONS, TORCH_VERSION_MAJOR,
+                       TORCH_VERSION_MINOR);
 }
 
 using DtypeSet = std::bitset<256>;  // indexed by c10::ScalarType

@@ -103,6 +103,7 @@ TEST(SimCudaRules, BinaryCrossEntropyWithAZeroDimCpuTargetRaises) {
                 sim_name() + " and cpu!");
   const torch::Tensor loss =
       torch::binary_cross_entropy(probability, cpu_scalar(1).to(tp::sim::device()));
+  EXPECT_EQ(loss.device(), tp::sim::device()) << "the fallback's result on the iterator's device";
   EXPECT_NEAR(loss.cpu().item<float>(), -std::log(0.25f), 1e-6);
 }
 

@@ -15,6 +15,7 @@
 #endif
 
 #include <torchplace/sim/sim.h>
+#include "child_run.h"
 #include "devices.h"
 #include "error_class.h"
 #include "internal/expected_error.h"
@@ -36,6 +37,22 @@ TEST(SimDevices, CountFollowsTheEnvironment) {
   EXPECT_EQ(c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1)->deviceCount(),
             tp::sim::device_count());
   EXPECT_EQ(tp::sim::device(), tp::sim::device(0));
+}
+
+// The count's bounds (sim.h): 1 and 16 are taken, 0 is refused by name; a child each, as the
+// count is read once.
+TEST(SimDevices, TheCountsBoundsAreTakenAndZeroIsNot) {
+  for (const char* count : {"1", "16"}) {
+    const auto [status, output] = tp_test::run_child(std::string("TORCHPLACE_SIM_DEVICES=") + count,
+                                                     "SimDevices.CountFollowsTheEnvironment");
+    EXPECT_EQ(status, 0) << count << ": " << output;
+  }
+  const auto [status, output] =
+      tp_test::run_child("TORCHPLACE_SIM_DEVICES=0", "SimDevices.CountFollowsTheEnvironment");
+  EXPECT_NE(status, 0) << output;
+  EXPECT_NE(output.find("TORCHPLACE_SIM_DEVICES must be a whole number from 1 to 16; got '0'"),
+            std::string::npos)
+      << output;
 }
 
 // A cell list names sim:0 without enabling the sim (sim.h listed()), so that a process of CUDA

@@ -18,10 +18,13 @@
 
 #include <torchplace/compat.h>
 #include <torchplace/sim/sim.h>
+#include "child_run.h"
 #include "raised_message.h"
 
 namespace sim_host_reads_test {  // unity-built with the other harness tests
 namespace {
+
+using tp_test::run_child;
 
 // What the message says whatever was read (POSIX extended regex, as EXPECT_EXIT takes it).
 const std::string kFix = "copy it to the CPU first with \\.cpu\\(\\) / \\.to\\(torch::kCPU\\)";
@@ -65,22 +68,6 @@ Mappings mappings() {
       found.no_access += static_cast<long long>(end - start);
   }
   return found;
-}
-
-// This binary run as a child with `environment` and `filter`: its exit status and output.
-std::pair<int, std::string> run_child(const std::string& environment, const std::string& filter) {
-  char self[4096] = {};
-  EXPECT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
-  const std::string command = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX -u GTEST_OUTPUT " +
-                              environment + " timeout -k 5 120 '" + self +
-                              "' --gtest_filter=" + filter + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  if (pipe == nullptr) return {-1, output};
-  char buffer[4096];
-  for (size_t read; (read = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
-    output.append(buffer, read);
-  return {pclose(pipe), output};
 }
 
 TEST(SimHostReads, DataPtrReadDiesNamingTheDeviceAndTheFix) {

@@ -10,18 +10,10 @@
 #include <vector>
 
 #include <torchplace/bench/bench_support.h>
+#include "run_collector.h"
 
 namespace tp::bench {
 namespace {
-
-// Keeps every run Google Benchmark reports.
-class Collector : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) this->runs.push_back(run);
-  }
-  std::vector<Run> runs;
-};
 
 // A failed run and its message; Google Benchmark 1.8 renamed both.
 bool failed(const benchmark::BenchmarkReporter::Run& run) {
