@@ -38,15 +38,18 @@ CUDA_COLUMN = "cuda-2.6.0"
 # The first compiler (or CMake) error of a failed build.
 FIRST_ERROR = re.compile(r"(error:|CMake Error|fatal error|undefined reference)")
 # What differs on every run of the same build, masked before messages are compared so that only
-# wording changes show: a cell's temporary folder (harness/temp_dir.h: torchplace-<label>-<pid>-<n>,
-# and anything else under /tmp, not a folder named tmp elsewhere), addresses, and process or
-# thread ids.
+# wording changes show: a cell's temporary folder (harness/temp_dir.h: torchplace-<label>-<pid>-
+# <mkdtemp's XXXXXX>, under any $TMPDIR, its label possibly holding "-<digits>"), anything else
+# under /tmp (not a folder named tmp elsewhere), addresses, and process or thread ids.
 RUN_SPECIFIC = (
     (
         re.compile(r"(?<![\w./-])(?:/tmp|/var/tmp)/(?:[^\s'\",;)\]]*/)?([^\s'\",;)\]/]*)"),
         r"<tmp>/\1",
     ),
-    (re.compile(r"torchplace-[A-Za-z0-9_-]*?-\d+-\d+"), "torchplace-<tmp>"),
+    (
+        re.compile(r"torchplace-[A-Za-z0-9_-]*?-\d+-[A-Za-z0-9]+(?![A-Za-z0-9_-])"),
+        "torchplace-<tmp>",
+    ),
     (re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "0x<address>"),
     (re.compile(r"\b(pid|PID|process|thread|tid)( id)?[ =:]+\d+"), r"\1\2 <id>"),
 )
