@@ -163,6 +163,7 @@ class Command(unittest.TestCase):
         self.assertEqual(self.made(), [])
 
     def test_columns_only_makes_the_columns_and_says_so(self):
+        os.makedirs(self.out)  # a folder already there is used as it is
         with contextlib.redirect_stderr(io.StringIO()) as stderr:
             code = self.run_command("--columns-only", "--out", self.out, "--versions", "2.6.0")
         self.assertEqual(code, schema.EXIT_OK)

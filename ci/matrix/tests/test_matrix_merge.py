@@ -61,7 +61,8 @@ class ColumnEntry(MergeCase):
         column = self.column("2.6.0", cells=[cell(FIX)])
         entry = merge.merge(self.out, [("2.6.0", "t")])["versions"][0]
         self.assertEqual((entry["bench"], entry["bench_note"]), ("absent", "no torchplace_bench"))
-        edit_steps(column, bench=None)
+        self.assertEqual(entry["timings_s"]["run"], 2)  # the scenarios' 2 s, no bench seconds
+        edit_steps(column, bench=None, prepare={"status": "ok"})  # nor whether its root was cached
         entry = merge.merge(self.out, [("2.6.0", "t")])["versions"][0]
         self.assertEqual(entry["bench_note"], "no benchmark pass in this column")
         self.assertIs(entry["root_cached"], False)
@@ -88,7 +89,7 @@ class ColumnEntry(MergeCase):
         for line in (
             "a.cpp:1: error: x",
             "CMake Error at a.txt:3",
-            "fatal error: no t.h",
+            "LINK : fatal error LNK1104 cannot open torch.lib",  # no "error:" in it
             "x.o: undefined reference to `f'",
         ):
             with self.subTest(line=line):
@@ -114,12 +115,15 @@ class ColumnEntry(MergeCase):
             entry["problem"], f"2 cell(s) another column has are absent (first: {BROKEN})"
         )
 
-    def test_exit_128_is_no_signal(self):
-        self.column("2.6.0", cells=[cell(FIX)], scenarios_exit=128)
-        entry = merge.merge(self.out, [("2.6.0", "t")])["versions"][0]
-        self.assertEqual(
-            entry["problem"], "the scenario binary exited 128 (0 and 1 are its only verdicts)"
-        )
+    def test_an_exit_above_128_names_its_signal_and_128_none(self):
+        for code, problem in (
+            (128, "exited 128 (0 and 1 are its only verdicts)"),
+            (129, "exited 129 (0 and 1 are its only verdicts; 1 would be the signal)"),
+        ):
+            with self.subTest(code=code), tempfile.TemporaryDirectory() as out:
+                write_column(out, "2.6.0", "ok", [cell(FIX)], scenarios_exit=code)
+                entry = merge.merge(out, [("2.6.0", "t")])["versions"][0]
+                self.assertEqual(entry["problem"], f"the scenario binary {problem}")
 
 
 class Columns(MergeCase):
@@ -183,7 +187,8 @@ class Columns(MergeCase):
         matrix = merge.merge(self.out, [("1.13.1", "h"), ("2.6.0", "t")])
         self.assertEqual([c["id"] for c in matrix["cells"]], [FIX, PLAIN])
         self.assertEqual(matrix["cells"][1]["axes"], {"dtype": "float"})
-        found = {d["kind"]: d["versions"] for d in matrix["differences"] if d["id"] == PLAIN}
+        self.assertEqual({d["id"] for d in matrix["differences"]}, {PLAIN})  # FIX is the same
+        found = {d["kind"]: d["versions"] for d in matrix["differences"]}
         self.assertEqual(found["status"], {"1.13.1": "absent", "2.6.0": "pass"})
         self.assertEqual(len(found), len(merge.DIFFERENCE_KINDS))
 

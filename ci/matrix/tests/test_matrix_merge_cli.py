@@ -49,14 +49,23 @@ class CommandLine(unittest.TestCase):
         with open(os.path.join(self.out, "matrix.md"), encoding="utf-8") as handle:
             self.assertIn("2.6.0", handle.read())
 
+    def test_a_bare_version_whose_run_json_records_an_empty_root_is_exit_3(self):
+        write_column(self.out, "1.13.1", "ok", [cell(FIX)])
+        edit_steps(os.path.join(self.out, "1.13.1"), prepare={"status": "ok", "root": ""})
+        code, _, err = run_main(self.out, "1.13.1")
+        self.assertEqual(code, schema.EXIT_INPUT)
+        path = os.path.join(self.out, "1.13.1", "run.json")
+        self.assertIn(f"column 1.13.1: {path} records no root (steps.prepare.root)", err)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "matrix.json")))
+
     def test_require_cuda_compile_is_a_flag_not_a_version(self):
         write_column(self.out, "1.13.1", "ok", [cell(FIX)])
-        code, _, err = run_main(self.out, "1.13.1=h", "--require-cuda-compile")
+        code, _, err = run_main(self.out, "--require-cuda-compile", "1.13.1=h")
         self.assertEqual(code, schema.EXIT_INPUT)
         missing = os.path.join(self.out, merge.CUDA_COLUMN)
         self.assertIn(f"nothing written: column cuda-2.6.0 is missing: {missing} does not", err)
         write_column(self.out, merge.CUDA_COLUMN, "compiled")
-        code, _, err = run_main(self.out, "--require-cuda-compile", "1.13.1=h")
+        code, _, err = run_main(self.out, "1.13.1=h", "--require-cuda-compile")
         self.assertEqual(code, schema.EXIT_OK, err)
         self.assertEqual([v["version"] for v in self.written()["versions"]], ["1.13.1"])
         self.assertEqual(self.written()["cuda_compile"]["status"], "compiled")
@@ -66,14 +75,13 @@ class CommandLine(unittest.TestCase):
             with open(os.path.join(self.out, name), "w", encoding="utf-8") as handle:
                 handle.write(f"earlier {name}\n")
         broken = cell(FIX)
-        del broken["expected"]["error_class"]
+        del broken["observed"]["message"]  # the one field only merge requires
         write_column(self.out, "1.13.1", "ok", [broken])
         code, _, err = run_main(self.out, "1.13.1=h")
         self.assertEqual(code, schema.EXIT_INPUT)
         path = os.path.join(self.out, "1.13.1", "results.json")
         self.assertIn(
-            f"bad input, nothing written: {path}: cells[0].expected: missing field(s) "
-            "error_class",
+            f"bad input, nothing written: {path}: cells[0].observed: missing field(s) " "message",
             err,
         )
         for name in ("matrix.json", "matrix.md"):
@@ -89,10 +97,18 @@ class CommandLine(unittest.TestCase):
 
     def test_status_prints_one_column_s_status(self):
         write_column(self.out, "1.13.1", "ok", [cell(FIX)], scenarios_exit=139)
-        self.assertEqual(
-            run_main("--status", os.path.join(self.out, "1.13.1")),
-            (schema.EXIT_OK, "run_crashed\n", ""),
-        )
+        write_column(self.out, "2.6.0", "ok", [cell(FIX, status="fail")], scenarios_exit=1)
+        write_column(self.out, "2.14.1", "run_failed")  # its scenarios step, no results.json
+        for version, status in (
+            ("1.13.1", "run_crashed"),
+            ("2.6.0", "ok"),
+            ("2.14.1", "run_failed"),
+        ):
+            with self.subTest(version=version):
+                self.assertEqual(
+                    run_main("--status", os.path.join(self.out, version)),
+                    (schema.EXIT_OK, status + "\n", ""),
+                )
 
     def test_status_of_a_malformed_run_record_is_exit_3_naming_it(self):
         write_column(self.out, "1.13.1", "ok", [cell(FIX)])
@@ -128,6 +144,15 @@ class Masked(unittest.TestCase):
         for text, masked in cases.items():
             with self.subTest(text=text):
                 self.assertEqual(merge.comparable(text), masked)
+
+    def test_a_cell_s_folder_as_temp_dir_h_names_it_is_masked_outside_tmp_too(self):
+        # torchplace-<label>-<pid>-<mkdtemp's six characters> under $TMPDIR (harness/temp_dir.h)
+        for label in ("archive_retag", "case-1", "x", ""):  # TempDir("") too
+            with self.subTest(label=label):
+                first = f"cannot remove /scratch/torchplace-{label}-4242-aB3xYz: busy"
+                second = f"cannot remove /scratch/torchplace-{label}-913-09QqzZ: busy"
+                masked = "cannot remove /scratch/torchplace-<tmp>: busy"
+                self.assertEqual((merge.comparable(first), merge.comparable(second)), (masked,) * 2)
 
     def test_words_alone_and_other_values_are_left_as_they_are(self):
         for text in ("the process exited", "thread: main", "0x1f", "/data/tmp/a.pt"):
