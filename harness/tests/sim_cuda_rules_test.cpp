@@ -53,6 +53,15 @@ TEST(SimCudaRules, AddTakesAZeroDimCpuScalar) {
   EXPECT_EQ(out.cpu().sum().item<float>(), 9.0f) << "a CPU scalar first";
 }
 
+// A CPU scalar first: LibTorch's CPU fallback puts a result where the first tensor argument is
+// (CPUFallback.cpp compute_target_device); the sim moves it to the iterator's device, as on CUDA.
+TEST(SimCudaRules, ACpuScalarFirstStillGivesAResultOnTheDevice) {
+  const torch::Tensor x = torch::full({3}, 2.0f).to(tp::sim::device());
+  const torch::Tensor quotient = torch::floor_divide(cpu_scalar(7), x);
+  EXPECT_EQ(quotient.device(), tp::sim::device());
+  EXPECT_EQ(quotient.cpu().sum().item<float>(), 9.0f);
+}
+
 // compute_types allows one CPU scalar on a non-CPU iterator: the second raises
 // (TensorIterator.cpp: 1.13.1 line 478, 2.6.0 line 497).
 TEST(SimCudaRules, AddOutWithTwoCpuScalarsRaises) {
