@@ -56,6 +56,11 @@ class FigureCase(unittest.TestCase):
         self.assertEqual(axis.yaxis.get_minor_formatter()(3, 0), "")
         self.assertEqual(axis.get_ylabel(), label)
 
+    def legend_columns(self, legend):
+        """How many columns the legend's entries stand in, as the reader sees them."""
+        renderer = self.drawn(legend.figure)
+        return len({round(t.get_window_extent(renderer).x0) for t in legend.get_texts()})
+
     def assert_legend_right_of(self, axis):
         """The axis' legend beside it, on the right, clear of the curves."""
         renderer = self.drawn(axis.figure)

@@ -71,7 +71,7 @@ class TransferBandwidth(FigureCase):
         legend = self.figure.legends[0]
         texts = [t.get_text() for t in legend.get_texts()]
         self.assertEqual(texts, [f"{tables.RAW} (ceiling)"] + H2D_ORDER[1:])
-        self.assertEqual(legend._ncols, 4)  # five entries: four a row, at most
+        self.assertEqual(self.legend_columns(legend), 4)  # five entries: four a row, at most
         self.assertFalse(legend.get_frame_on())
         renderer = self.drawn(self.figure)
         top = legend.get_window_extent(renderer).y1

@@ -94,6 +94,18 @@ class OutcomeMatrix(FigureCase):
         (angle,) = {t.get_rotation() for t in axis.get_xticklabels()}
         self.assertTrue(15 <= angle <= 60, angle)
 
+    def test_each_mark_fits_in_its_cell_however_many_columns(self):
+        columns = [f"cuda:0 · libtorch {v}.0.0" for v in range(8)]  # synthetic version columns
+        cells = {(A, c): (matrix.LATENT, "") for c in columns}
+        cells.update({(B, c): (matrix.UNEXPECTED, "AssertionError") for c in columns})
+        figure, axis = self.draw(grid_of(cells, [A, B], columns))
+        renderer = self.drawn(figure)
+        for mark in axis.texts:
+            x, y = mark.get_position()
+            left, right = (axis.transData.transform((x + dx, y))[0] for dx in (-0.5, 0.5))
+            box = mark.get_window_extent(renderer)
+            self.assertTrue(left < box.x0 < box.x1 < right, (mark.get_text(), left, right))
+
     def test_legend_counts_every_category(self):
         figure, axis = self.draw(grid_of(CELLS))
         legend = axis.get_legend()
@@ -108,13 +120,16 @@ class OutcomeMatrix(FigureCase):
             legend.legend_handles if hasattr(legend, "legend_handles") else legend.legendHandles,
         ):
             self.assertEqual(to_rgb(handle.get_facecolor()), to_rgb(matrix.COLOURS[category]))
-        self.assertEqual(legend._ncols, 4)  # the eight categories in two rows
+        self.assertEqual(self.legend_columns(legend), 4)  # the eight categories in two rows
         self.assertFalse(legend.get_frame_on())
 
     def test_skip_reasons_listed_once_each_in_number_order(self):
         figure, axis = self.draw(grid_of(CELLS))
         (notes,) = [t for t in axis.texts if t.get_text().startswith("Skipped:")]
         self.assertEqual(notes.get_text(), f"Skipped:\n[1] {ONE}\n[2] {TWO}")
+        renderer = self.drawn(figure)  # right under the legend (test_render.py: not over it)
+        legend = axis.get_legend().get_window_extent(renderer)
+        self.assertLess(legend.y0 - notes.get_window_extent(renderer).y1, legend.height)
         _, without = self.draw(grid_of({k: v for k, v in CELLS.items() if v[0] != matrix.SKIPPED}))
         self.assertFalse([t for t in without.texts if "Skipped" in t.get_text()])
 
