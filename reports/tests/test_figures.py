@@ -216,34 +216,41 @@ class BatchMover(FigureCase):
         (512, None, (300.0, 280.0, 350.0), None),
     ]
 
+    def setUp(self):
+        self.figure = self.figure_of(plots, plots.batch_mover, self.ROWS)
+        (self.axis,) = self.figure.axes
+
     def test_mover_left_loop_right_of_each_tensor_count(self):
-        figure = self.figure_of(plots, plots.batch_mover, self.ROWS)
-        (axis,) = figure.axes
-        bars = {c.get_label(): c for c in axis.containers if hasattr(c, "patches")}
+        bars = {c.get_label(): c for c in self.axis.containers if hasattr(c, "patches")}
         self.assertEqual(list(bars), ["mover", "loop"])
+        labels = iter(self.axis.texts)  # the value labels, the mover's bars first
         for index, name, side in ((1, "mover", -1), (2, "loop", 1)):
             present = [(i, row[index]) for i, row in enumerate(self.ROWS) if row[index]]
             patches = bars[name].patches
             self.assertEqual([p.get_height() for p in patches], [s[0] for _, s in present])
-            for (i, _), patch in zip(present, patches):  # the pair of bars meets at the tick
-                edge = patch.get_x() if side > 0 else patch.get_x() + patch.get_width()
-                self.assertAlmostEqual(edge, i)
-                self.assertGreater(patch.get_width(), 0.3)
             whiskers = bars[name].errorbar.lines[2][0].get_segments()
-            self.assertEqual(
-                [(s[0][1], s[1][1]) for s in whiskers], [(s[1], s[2]) for _, s in present]
-            )
+            for (i, (median, low, high)), patch, whisker in zip(present, patches, whiskers):
+                edge = patch.get_x() if side > 0 else patch.get_x() + patch.get_width()
+                self.assertAlmostEqual(edge, i)  # the pair of bars meets at the tick
+                self.assertGreater(patch.get_width(), 0.3)
+                centre = patch.get_x() + patch.get_width() / 2
+                self.assertEqual([list(p) for p in whisker], [[centre, low], [centre, high]])
+                label = next(labels)
+                self.assertEqual((label.get_text(), label.xy[0]), (f"{median:.3g} µs", centre))
+        self.assertEqual(len(self.axis.texts), 4)
+
+    def test_tensor_counts_ratio_scale_and_legend(self):
+        axis = self.axis
         self.assertEqual(
             [t.get_text() for t in axis.get_xticklabels()],
             ["8 tensors\nmover / loop = 0.25×", "64 tensors", "512 tensors"],
         )
         self.assertEqual(list(axis.get_xticks()), [0, 1, 2])
-        self.assertEqual([t.get_text() for t in axis.texts], ["10 µs", "20 µs", "40 µs", "300 µs"])
         self.assert_log_y(axis, "time per call (µs, log scale)")
         self.assertEqual(axis.get_title(), "tp::fixes::to_device (mover) against a loop of .to()")
         self.assertEqual([t.get_text() for t in axis.get_legend().get_texts()], ["mover", "loop"])
         self.assert_legend_right_of(axis)
-        renderer = self.drawn(figure)
+        renderer = self.drawn(self.figure)
         top = axis.get_window_extent(renderer).y1
         for text in axis.texts:  # every value label above its bar, inside the plot
             self.assertLessEqual(text.get_window_extent(renderer).y1, top, text.get_text())
