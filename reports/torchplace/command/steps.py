@@ -140,7 +140,6 @@ class Runner:
         seconds = int(time.monotonic() - started)
         if self.trace:
             self.show_tail(log_path, 3 if code == 0 else 25)
-        self.pack()
         if code is None:
             self.note("steps.txt", f"{step.name:<14} cut by the budget after {seconds}s")
             self.note(
@@ -148,12 +147,13 @@ class Runner:
                 f"{step.name}: cut by the budget after {seconds}s " "(what it wrote is kept)",
             )
             common.record(self.record, step.name, status="cut", seconds=seconds)
-            return None, seconds
+            return None, seconds  # the run ends: run() packs it
         verdict = "passed" if code == 0 else f"failed (exit {code})"
         self.note("steps.txt", f"{step.name:<14} {verdict} {seconds}s")
         if not step.records:
             status = "ok" if code == 0 else "failed"
             common.record(self.record, step.name, status=status, exit=code, seconds=seconds)
+        self.pack()  # with the step's line and record: a run killed in the next step keeps them
         return code, seconds
 
     def summary(self, budget: Budget, status: int) -> None:
