@@ -57,11 +57,14 @@ class GateAb(Scratch):
         self.assertFalse(self.out.exists())
 
     def test_the_scratch_worktree_is_removed_after_the_runs(self) -> None:
+        self.out = Path(self.tmp) / "new" / "gate"  # made with its parent; again: kept
         with self.git(0), mock.patch.object(tools, "ab_build_and_run") as built:
+            tools.gate_ab("v9", self.out, PYTHON, ["--rounds", "2"])
             tools.gate_ab("v9", self.out, PYTHON, ["--rounds", "2"])
         ref, out, python, options, scratch = built.call_args[0]
         self.assertEqual((ref, out, python, options), ("v9", self.out, PYTHON, ["--rounds", "2"]))
         self.assertTrue(self.out.is_dir())
+        self.assertEqual(built.call_count, 2)
         self.assertEqual(scratch.parent, Path(self.tmp))  # under TMPDIR
         self.assertTrue(scratch.name.startswith("torchplace-ab."))
         self.assertFalse(scratch.exists())
@@ -119,6 +122,7 @@ class BuildAndRun(Scratch):
         tree = str(common.root())
         base = str(self.scratch / "base")
         self.assertEqual(add, ["git", "-C", tree, "worktree", "add", "--detach", base, "v9"])
+        self.assertEqual(call.call_args_list[0][1], {"stdout": 2})  # git's output to stderr
         self.assertEqual(self.built, [mock.call(Path(base), self.scratch / "build"), mock.call()])
         self.assertEqual(self.deps, [mock.call()])  # the packages both builds need
         self.assertEqual(
@@ -195,7 +199,7 @@ class Explain(Scratch):
             common, "is_source_tree", return_value=source_tree
         ), mock.patch.object(common, "call", side_effect=calls) as call:
             found = tools.explain_classifier()
-        return found, [one[0][0] for one in call.call_args_list]
+        return found, call.call_args_list
 
     def test_an_installed_classifier_is_used_as_it_is(self) -> None:
         installed = self.root / "bin" / "torchplace_classify"
@@ -212,26 +216,14 @@ class Explain(Scratch):
         (self.root / "build" / "CMakeCache.txt").write_text("synthetic\n", encoding="utf-8")
         found, argvs = self.classifier(True, [0])
         self.assertEqual(found, f"{self.root}/build/harness/torchplace_classify")
-        self.assertEqual(
-            argvs,
-            [
-                [
-                    "cmake",
-                    "--build",
-                    f"{self.root}/build",
-                    "--target",
-                    "torchplace_classify",
-                ]
-            ],
-        )
+        target = ["cmake", "--build", f"{self.root}/build", "--target", "torchplace_classify"]
+        self.assertEqual(argvs, [mock.call(target, stdout=2)])  # cmake's output to stderr
 
     def test_a_failed_configure_is_no_classifier(self) -> None:
         found, argvs = self.classifier(True, [1])
         self.assertIsNone(found)
-        self.assertEqual(
-            argvs,
-            [["cmake", "-S", self.tmp, "--preset", "ci", "-B", f"{self.root}/build"]],
-        )
+        configure = ["cmake", "-S", self.tmp, "--preset", "ci", "-B", f"{self.root}/build"]
+        self.assertEqual(argvs, [mock.call(configure, stdout=2)])
 
     def test_no_python(self) -> None:
         os.environ["TORCHPLACE_PYTHON"] = "/synthetic/missing/python3"
@@ -241,6 +233,17 @@ class Explain(Scratch):
             message = self.exits(schema.EXIT_ENV, tools.explain, ["log.txt"])
         self.assertEqual(message, "explain: no python3 found (set TORCHPLACE_PYTHON)")
         execv.assert_not_called()
+
+    def test_python3_on_the_path_when_there_is_no_other(self) -> None:
+        os.environ["TORCHPLACE_CLASSIFY"] = "/synthetic/classify"
+        os.environ["TORCHPLACE_PYTHON"] = "/synthetic/missing/python3"
+        found = {"python3": "/synthetic/path/python3"}
+        with mock.patch.object(tools.shutil, "which", side_effect=found.get), mock.patch.object(
+            os, "execv"
+        ) as execv:
+            tools.explain([])
+        python = "/synthetic/path/python3"
+        execv.assert_called_once_with(python, [python, "-m", "torchplace.explain"])
 
     def test_a_given_classifier_is_not_looked_for(self) -> None:
         os.environ["TORCHPLACE_CLASSIFY"] = "/synthetic/classify"
