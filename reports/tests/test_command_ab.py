@@ -24,7 +24,17 @@ from torchplace.command import common, tools
 PYTHON = "/synthetic/bin/python3"
 
 
-class GateAb(Scratch):
+class Unbuilt(Scratch):
+    def setUp(self) -> None:
+        super().setUp()
+        # nothing here builds or runs a tool: a slip that tries fails here (tests patch over it)
+        for name in ("build", "ensure_deps", "call"):
+            refused = mock.patch.object(common, name, side_effect=AssertionError(f"{name} ran"))
+            refused.start()
+            self.addCleanup(refused.stop)
+
+
+class GateAb(Unbuilt):
     def setUp(self) -> None:
         super().setUp()
         os.environ["TMPDIR"] = self.tmp
@@ -87,7 +97,7 @@ class GateAb(Scratch):
         built.assert_not_called()
 
 
-class BuildAndRun(Scratch):
+class BuildAndRun(Unbuilt):
     """ab_build_and_run: the worktree, both builds, both binaries, the interleaved runs."""
 
     def setUp(self) -> None:
@@ -157,7 +167,7 @@ class BuildAndRun(Scratch):
         self.assertEqual(message, "gate --ab: this tree built no torchplace_bench")
 
 
-class Installed(Scratch):
+class Installed(Unbuilt):
     """The installed command (no source tree): what `gate` refuses, and what it lets through."""
 
     def gate(self, args: List[str]) -> List[str]:
@@ -182,13 +192,31 @@ class Installed(Scratch):
         self.assertEqual(self.gate(args), args)
         self.assertEqual(self.gate(["--baseline", "b"]), ["--baseline", "b"])
 
+    def test_help_is_printed_and_nothing_runs(self) -> None:
+        with mock.patch("builtins.print") as printed, mock.patch.object(
+            common, "python_with"
+        ) as python, mock.patch.object(os, "execv") as execv:
+            self.assertEqual(tools.gate(["-h", "--baseline", "b"]), schema.EXIT_OK)
+        printed.assert_called_once_with(tools.GATE_HELP)
+        python.assert_not_called()
+        execv.assert_not_called()
+
+    def test_every_ab_option_reaches_the_runs(self) -> None:
+        args = ["--ab", "v9", "--rounds", "3", "--batch", "2", "--filter", "Copy", "--out", "o"]
+        with mock.patch.object(tools, "gate_ab") as ab, mock.patch.object(
+            common, "python_with", return_value=PYTHON
+        ), mock.patch.object(os, "execv"):
+            tools.gate(args + ["--min-time", "0.2"])  # in the source tree
+        options = ["--rounds", "3", "--batch", "2", "--filter", "Copy", "--min-time", "0.2"]
+        ab.assert_called_once_with("v9", Path("o"), PYTHON, options)
+
     def test_no_install_is_taken_not_passed_on(self) -> None:
         os.environ.pop("TORCHPLACE_NO_INSTALL", None)
         self.assertEqual(self.gate(["--no-install", "--baseline", "b"]), ["--baseline", "b"])
         self.assertEqual(os.environ["TORCHPLACE_NO_INSTALL"], "1")
 
 
-class Explain(Scratch):
+class Explain(Unbuilt):
     def setUp(self) -> None:
         super().setUp()
         self.root = Path(self.tmp)

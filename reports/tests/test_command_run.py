@@ -27,7 +27,17 @@ def script(path: Path, body: str) -> str:
     return str(path)
 
 
-class Parse(Scratch):
+class Unbuilt(Scratch):
+    def setUp(self) -> None:
+        super().setUp()
+        # nothing here builds: were a run to try (a slip), it fails here, and builds nothing
+        for name in ("build", "ensure_deps"):
+            refused = mock.patch.object(common, name, side_effect=AssertionError(f"{name} ran"))
+            refused.start()
+            self.addCleanup(refused.stop)
+
+
+class Parse(Unbuilt):
     def setUp(self) -> None:
         super().setUp()
         for name in ("TORCHPLACE_BENCH_REPETITIONS", "TORCHPLACE_BENCH_MIN_TIME"):
@@ -61,13 +71,14 @@ class Parse(Scratch):
         self.assertEqual(options, expected)
         self.assertEqual(os.environ["TORCHPLACE_NO_INSTALL"], "1")
         self.assertTrue(run.parse(["--gpu"]).gpu)
+        self.assertEqual(run.parse(["--budget-s", "7"]).budget_s, 7)  # one digit is enough
 
     def test_the_benchmark_settings_come_from_the_environment(self) -> None:
-        os.environ["TORCHPLACE_BENCH_REPETITIONS"] = "12"
-        for min_time in ("0.5s", ".5", "2"):
+        for repetitions, min_time in (("12", "0.5s"), ("3", ".5"), ("10", "2")):
+            os.environ["TORCHPLACE_BENCH_REPETITIONS"] = repetitions
             os.environ["TORCHPLACE_BENCH_MIN_TIME"] = min_time
             options = run.parse([])
-            self.assertEqual((options.repetitions, options.min_time), ("12", min_time))
+            self.assertEqual((options.repetitions, options.min_time), (repetitions, min_time))
 
     def test_bad_benchmark_settings(self) -> None:
         for repetitions in ("0", "five", "07"):
@@ -78,7 +89,7 @@ class Parse(Scratch):
                 f"'{repetitions}'",
             )
         os.environ["TORCHPLACE_BENCH_REPETITIONS"] = "1"
-        for min_time in ("fast", "0.1ms", "-1"):
+        for min_time in ("fast", "0.1ms", "-1", "s", ""):
             os.environ["TORCHPLACE_BENCH_MIN_TIME"] = min_time
             self.refused([], f"(0.1 or 0.1s), got '{min_time}'")
 
@@ -101,7 +112,7 @@ class Parse(Scratch):
         self.assertEqual(options.out, Path("/synthetic/here/out"))
 
 
-class Folder(Scratch):
+class Folder(Unbuilt):
     def test_only_the_earlier_runs_files_are_removed(self) -> None:
         out = Path(self.tmp)
         for name in (
@@ -142,7 +153,7 @@ class Folder(Scratch):
         )
 
 
-class WholeRun(Scratch):
+class WholeRun(Unbuilt):
     def test_a_suite_run_with_a_budget_prints_its_summary(self) -> None:
         # synthetic: a suite that writes one empty results file per process and passes
         suite = script(Path(self.tmp) / "suite", 'echo \'{"cells": []}\' >"${1#*=}"')
@@ -166,6 +177,7 @@ class WholeRun(Scratch):
     def test_without_a_budget_no_summary_and_no_trace(self) -> None:
         suite = script(Path(self.tmp) / "suite", 'echo \'{"cells": []}\' >"${1#*=}"')
         out = Path(self.tmp) / "out"
+        out.mkdir()  # an earlier run's folder: used as it is
         stdout = io.StringIO()
         with mock.patch.object(common, "report_python", return_value=None):
             # the suite's own output goes to stderr: a real file, not a StringIO
@@ -187,7 +199,7 @@ class WholeRun(Scratch):
             plan=planned,
             gate=gate,
         ), contextlib.redirect_stdout(io.StringIO()) as stdout:
-            code = run.command(["--gpu", "--out", str(out)])
+            code = run.command(["--gpu", "--out", f"{self.tmp}/x/../out"])  # resolved
         self.assertEqual(code, schema.EXIT_REGRESSION)
         self.assertEqual(calls, ["prepare", f"preflight {out}"])
         gate.assert_called_once_with(out, schema.EXIT_OK)

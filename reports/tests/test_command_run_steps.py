@@ -93,6 +93,7 @@ class Benchmarks(Base):
             self.stderr.getvalue(),
         )
         self.assertEqual(self.recorded()["bench_rest"]["exit"], schema.EXIT_FAIL)
+        self.assertNotIn("partial output", self.stderr.getvalue())  # there is none
 
     def test_a_crash_or_no_json_keeps_the_partial_output(self) -> None:
         for code, writes in ((139, BENCH_JSON), (0, '{"benchmarks": [')):
@@ -139,6 +140,10 @@ class Scenarios(Base):
             ids = [cell["id"] for cell in json.load(handle)["cells"]]
         self.assertEqual(ids, [f"{self.out}/results.json", f"{self.out}/results-cuda.json"])
         self.assertEqual(self.recorded()["scenarios"], {"status": "ok", "exit": 0, "seconds": 0})
+        self.assertFalse((self.out / "results-cuda.json").exists())  # merged, then removed
+        self.assertEqual(
+            self.stderr.getvalue(), f"torchplace: scenario results: {self.out}/results.json\n"
+        )
 
     def test_a_crash_outranks_a_failed_cell(self) -> None:
         for codes, code, status in (
@@ -177,9 +182,12 @@ class Merge(Base):
     def test_a_missing_whole_stays_missing(self) -> None:
         whole, part = self.out / "results.json", self.out / "results-cuda.json"
         part.write_text('{"cells": [2]}', encoding="utf-8")
-        run.merge_results(whole, part)
+        with contextlib.redirect_stderr(self.stderr):
+            run.merge_results(whole, part)
+            run.merge_results(part, self.out / "missing.json")  # no CUDA part: nothing to do
         self.assertFalse(whole.exists())
-        self.assertTrue(part.is_file())
+        self.assertEqual(part.read_text(encoding="utf-8"), '{"cells": [2]}')
+        self.assertEqual(self.stderr.getvalue(), "")  # nothing to merge is no error
 
 
 class Report(Base):
@@ -188,6 +196,7 @@ class Report(Base):
             with self.patched_process(0, 6), contextlib.redirect_stderr(self.stderr):
                 self.assertEqual(run.report_step(self.out, None), schema.EXIT_OK)
                 self.assertEqual(self.recorded()["report"], {"status": "ok"})
+                self.assertEqual(self.stderr.getvalue(), "")
                 self.assertEqual(run.report_step(self.out, None), 6)
         self.assertEqual(self.argvs[0], ["/synthetic/python", "-m", "torchplace.report", self.tmp])
         self.assertEqual(self.recorded()["report"], {"status": "failed"})
