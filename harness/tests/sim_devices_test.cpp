@@ -226,6 +226,10 @@ TEST(SimDevices, SetDeviceCount) {
   const int before = tp::sim::device_count();
   tp::sim::set_device_count(3);
   EXPECT_EQ(torch::ones({1}).to(tp::sim::device(2)).device().index(), 2);
+  for (const int edge : {1, 16}) {  // the bounds are taken
+    EXPECT_EQ(message_of([&] { tp::sim::set_device_count(edge); }), "") << edge;
+    EXPECT_EQ(tp::sim::device_count(), edge);
+  }
   tp::sim::set_device_count(before);
   EXPECT_NE(message_of([] { tp::sim::set_device_count(0); }), "");
   EXPECT_NE(message_of([] { tp::sim::set_device_count(17); }), "");

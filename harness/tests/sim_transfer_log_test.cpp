@@ -100,6 +100,17 @@ TEST(SimTransferLog, BooleanIndexBackwardIsIndexPut) {
   EXPECT_EQ(log.syncs("index_put_bool_mask"), 1) << log.summary();
 }
 
+// A uint8 mask is a boolean mask to LibTorch's index_put (deprecated, still taken): the same
+// synchronising kernel, counted as one.
+TEST(SimTransferLog, AByteMaskIsABooleanIndexToo) {
+  torch::Tensor x = torch::zeros({6}).to(tp::sim::device());
+  const torch::Tensor mask = (torch::arange(6) < 4).to(torch::kByte).to(tp::sim::device());
+  tp::sim::TransferLog log;
+  x.index_put_({mask}, torch::ones({}).to(tp::sim::device()));
+  EXPECT_EQ(log.syncs("index_put_bool_mask"), 1) << log.summary();
+  EXPECT_EQ(x.cpu().sum().item<float>(), 4.0f);
+}
+
 TEST(SimTransferLog, NestedLogsEachCountAndStopStops) {
   const torch::Tensor host = torch::randn({3, 4});
   tp::sim::TransferLog outer;
