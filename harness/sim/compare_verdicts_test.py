@@ -40,6 +40,18 @@ class CompareVerdictsTest(unittest.TestCase):
         self.assertEqual(done.returncode, 1, done.stdout)
         self.assertIn("DIFFERS: forgotten_labels/variant=broken/device=sim:0", done.stdout)
 
+    def test_both_raise_but_a_different_class_fails(self):
+        # Synthetic: both cells raise, only the class differs (no real run's pair does so).
+        done = self.run_on(
+            [cell("sim:0", "error", "DtypeMismatch"), cell("cuda:0", "error", "DeviceMismatch")]
+        )
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertIn(
+            "DIFFERS: forgotten_labels/variant=broken/device=sim:0: "
+            "sim ('error', 'DtypeMismatch') vs cuda ('error', 'DeviceMismatch')",
+            done.stdout,
+        )
+
     def test_no_cuda_cell_is_not_a_pass(self):
         done = self.run_on(
             [cell("sim:0", "error", "DeviceMismatch"), cell("cuda:0", "skipped", status="skip")]

@@ -161,6 +161,37 @@ class WhatItKnows(unittest.TestCase):
         self.assertEqual(error["class"], "CollectiveTimeout")
 
 
+class WhereInProcess(unittest.TestCase):
+    """torchplace.explain.placement in process (no classifier): the ~2.8 wrapper wording keeps
+    each device's index."""
+
+    # As LibTorch 2.11 raised it on the H200 run (reports/reference/h200-libtorch2.11/results.json).
+    CUDA_28 = (
+        "Expected all tensors to be on the same device, but got target is on cpu, different "
+        "from other tensors on cuda:0 (when checking argument in method "
+        "wrapper_CUDA_nll_loss_forward)"
+    )
+
+    def pairs(self, message):
+        from torchplace.explain.placement import placement
+
+        return [(p["tensor"], p["device"]) for p in placement(message)]
+
+    def test_the_28_wording_names_the_argument_first_with_its_index(self):
+        self.assertEqual(
+            self.pairs(self.CUDA_28), [("target", "cpu"), ("the other tensors", "cuda:0")]
+        )
+
+    def test_the_sims_device_keeps_its_index_too(self):
+        # The same run's sim:0 cell (same results.json).
+        sim = (
+            "Expected all tensors to be on the same device, but got target is on cpu, different "
+            "from other tensors on sim:0 (when checking argument in method "
+            "wrapper_SIM_nll_loss_forward)"
+        )
+        self.assertEqual(self.pairs(sim), [("target", "cpu"), ("the other tensors", "sim:0")])
+
+
 class CoveredBy(unittest.TestCase):
     """Which scenario and fix covered_by names (torchplace.explain.coverage, in process, no
     classifier): each scenario a file of this tree, its fix in the fix field."""

@@ -29,7 +29,7 @@ WORDINGS = (
         lambda m: [("a tensor", m[1]), ("another tensor", m[2])],
     ),
     (
-        re.compile(r"but got (\w+) is on (\S+), different from other tensors on (\S+?)\b"),
+        re.compile(r"but got (\w+) is on (\S+), different from other tensors on ([\w:]+)"),
         lambda m: [(m[1], m[2]), (OTHERS, m[3])],
     ),
     (
