@@ -168,6 +168,31 @@ class Rule(unittest.TestCase):
                 self.assertEqual(source_class.class_of(text, expr), expected)
         self.assertEqual(set(source_class.CLASSES), {c for _, _, c in cases})
 
+    def test_each_expression_alternative_decides_the_class(self):
+        # Synthetic conditions, one per alternative of DEVICE_EXPR and DTYPE_EXPR, each matching
+        # no other alternative (but get_device(), which device() also matches); the literal
+        # names a device (or dtype) with no relation word, so only the expression decides.
+        device = [
+            "x.device != y.device",
+            "device() == kCUDA",
+            "self.is_cuda",
+            "self.is_cpu",
+            "self.is_mps",
+            "self.is_xla",
+            "self.is_xpu",
+            "x.device_type() == kCUDA",
+            "x.get_device() == 0",
+            "self.is_privateuseone",
+            "device.type == 'cuda'",
+        ]
+        dtype = ["scalar_type() == kHalf", "x.dtype == y.dtype", "dtype() == kHalf", "scalarType()"]
+        cases = [("{} is not a CUDA tensor", e, "DeviceMismatch") for e in device] + [
+            ("{} is not half", e, "DtypeMismatch") for e in dtype
+        ]
+        for text, expr, expected in cases:
+            with self.subTest(expr=expr):
+                self.assertEqual(source_class.class_of(text, expr), expected)
+
     def test_families_keep_only_templates_whose_class_the_source_decides(self):
         rows = [
             {
