@@ -83,6 +83,7 @@ TEST(RunnerEndToEnd, TheControlPasses) {
   EXPECT_EQ(found->second.at("status"), "pass") << found->second.dump(2);
   EXPECT_EQ(found->second.at("category"), "expected_error");
   EXPECT_EQ(found->second.at("observed").at("outcome"), "error");
+  EXPECT_EQ(found->second.at("observed").at("raised_in"), "add") << "the region (README)";
 }
 
 TEST(RunnerEndToEnd, AnErrorWhilePreparingFails) {
