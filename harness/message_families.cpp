@@ -58,9 +58,11 @@ const std::vector<MessageFamily>& message_families() {
       //   generators (aten/src/ATen/core/Generator.h check_generator).
       {E::kDeviceMismatch, "1.x-2.x (core/Generator.h check_generator)", R"(^Expected a '\w+' device type for generator but found '\w+')"},
       // Convolution's type check (aten/src/ATen/native/Convolution.cpp
-      // check_input_same_type_as_parameters): the same device part on both sides (torch.cuda.,
-      // torch., MPS, CUDA, CPU; or bare scalar names, 2.x) is a dtype mismatch, else a device one.
-      {E::kDtypeMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \((torch\.cuda\.|torch\.(?=[A-Z])|MPS|CUDA|CPU)[A-Z]\w*\) and (weight|bias) type \(\1[A-Z]\w*\) should be the same)"},
+      // check_input_same_type_as_parameters): the same device on both sides is a dtype mismatch,
+      // else a device one. toString() names a type by its legacy name where it has one
+      // (torch.FloatTensor, torch.cuda.HalfTensor), else as CPUBFloat16Type: torch. and CPU are
+      // the CPU, torch.cuda. and CUDA are CUDA; or bare scalar names, 2.x.
+      {E::kDtypeMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \(((torch\.cuda\.|CUDA)[A-Z]\w*\) and (weight|bias) type \((torch\.cuda\.|CUDA)|(torch\.(?=[A-Z])|CPU)[A-Z]\w*\) and (weight|bias) type \((torch\.(?=[A-Z])|CPU)|MPS[A-Z]\w*\) and (weight|bias) type \(MPS)[A-Z]\w*\) should be the same)"},
       {E::kDtypeMismatch, "1.13-2.x (Convolution.cpp check_input_same_type_as_parameters), seen 1.13.1", R"(^Input type \((struct )?(c10::\w+|[a-z]\w*)\) and (weight|bias) type \((struct )?(c10::\w+|[a-z]\w*)\) should be the same)"},
       {E::kDeviceMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \(\S+\) and (weight|bias) type \(\S+\) should be the same)"},
       // TensorUtils.cpp checkBackend and checkDeviceType (cuDNN, 1.x-2.x).
