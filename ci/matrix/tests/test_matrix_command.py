@@ -104,6 +104,13 @@ class Command(unittest.TestCase):
         self.assertEqual(self.made(), KNOWN)
         self.finish.assert_called_once_with(Path(self.out).resolve(), False, KNOWN)
 
+    def test_without_out_the_columns_are_under_the_checkout_s_out_matrix(self):
+        self.patch(mock.patch.object(common, "root", return_value=Path(self.tmp)))
+        os.makedirs(os.path.join(self.tmp, "out", "matrix"))
+        self.assertEqual(self.run_command("--merge-only"), 7)
+        folder = (Path(self.tmp) / "out" / "matrix").resolve()
+        self.finish.assert_called_once_with(folder, False, KNOWN)
+
     def test_a_column_that_fails_ends_the_run_with_its_code(self):
         self.call.side_effect = [0, 5, 0]
         self.assertEqual(self.run_command("--out", self.out), (5, None))
