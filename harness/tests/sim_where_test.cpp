@@ -35,6 +35,12 @@ __attribute__((noinline)) float read_loss(const torch::Tensor& on_device) {
   return value;
 }
 
+__attribute__((noinline)) float read_loss_elsewhere(const torch::Tensor& on_device) {
+  float value = 0;
+  call_line = __LINE__, value = on_device.sum().item<float>();
+  return value;
+}
+
 __attribute__((noinline)) torch::Tensor move_batch(const torch::Tensor& host) {
   torch::Tensor moved;
   call_line = __LINE__, moved = host.to(tp::sim::device());
@@ -121,6 +127,23 @@ TEST(SimWhere, TransferLogNamesItemAtItsLine) {
   ASSERT_EQ(sites.size(), 1u) << log.summary();
   EXPECT_EQ(sites[0].event, "_local_scalar_dense");
   EXPECT_EQ(sites[0].count, 2);
+}
+
+// One event at two places: each place with its own count.
+TEST(SimWhere, TransferLogCountsEachPlaceOfAnEvent) {
+  const torch::Tensor on_device = torch::randn({3, 3}, tp::sim::device());
+  tp::sim::TransferLog log;
+  read_loss(on_device);
+  read_loss(on_device);
+  const int first = call_line;
+  read_loss_elsewhere(on_device);
+  const int second = call_line;
+  log.stop();
+  ASSERT_EQ(log.syncs("_local_scalar_dense"), 3) << log.summary();
+  EXPECT_NE(log.summary().find(".item() x2 at " + here(first)), std::string::npos) << log.summary();
+  EXPECT_NE(log.summary().find(".item() x1 at " + here(second)), std::string::npos)
+      << log.summary();
+  EXPECT_EQ(log.call_sites().size(), 2u) << log.summary();
 }
 
 TEST(SimWhere, TransferLogNamesACopyAtItsLine) {
