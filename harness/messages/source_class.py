@@ -62,9 +62,10 @@ RELATION = _words(
     r"but (got|found)|mismatch|does not match|doesn't match|does not equal"
 )
 DTYPE = _words(r"\bdtypes?\b|scalar ?types?\b|\bfloat\b|\bhalf\b|\bdouble\b|bfloat16")
+# device() also matches get_device(), so that needs no alternative of its own.
 DEVICE_EXPR = re.compile(
     r"\.device\b|device\(\)|is_cuda\b|is_cpu\b|is_mps\b|is_xla\b|is_xpu\b|device_type\(\)|"
-    r"get_device\(\)|is_privateuseone\b|device\.type\b"
+    r"is_privateuseone\b|device\.type\b"
 )
 DTYPE_EXPR = re.compile(r"scalar_type\(\)|\.dtype\b|dtype\(\)|scalarType\(\)")
 

@@ -170,7 +170,7 @@ class Rule(unittest.TestCase):
 
     def test_each_expression_alternative_decides_the_class(self):
         # Synthetic conditions, one per alternative of DEVICE_EXPR and DTYPE_EXPR, each matching
-        # no other alternative (but get_device(), which device() also matches); the literal
+        # no other alternative (get_device() is device()'s: it has none of its own); the literal
         # names a device (or dtype) with no relation word, so only the expression decides.
         device = [
             "x.device != y.device",

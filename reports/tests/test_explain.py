@@ -2,7 +2,8 @@
 """torchplace explain on real logs (fixtures/explain/logs.json: a Python traceback and C++
 programs' output from public reports, and one observed here), through the C++ classifier
 ($TORCHPLACE_CLASSIFY, set by CTest to the built torchplace_classify), and its exit codes; and
-the scenario and fix each class is covered by (CoveredBy: in process, no classifier)."""
+the scenario and fix each class is covered by (CoveredBy: in process, no classifier).
+Which tensor is on which device: test_explain_placement.py."""
 import json
 import os
 import subprocess
@@ -159,37 +160,6 @@ class WhatItKnows(unittest.TestCase):
             "milliseconds before timing out.\n"
         )
         self.assertEqual(error["class"], "CollectiveTimeout")
-
-
-class WhereInProcess(unittest.TestCase):
-    """torchplace.explain.placement in process (no classifier): the ~2.8 wrapper wording keeps
-    each device's index."""
-
-    # As LibTorch 2.11 raised it on the H200 run (reports/reference/h200-libtorch2.11/results.json).
-    CUDA_28 = (
-        "Expected all tensors to be on the same device, but got target is on cpu, different "
-        "from other tensors on cuda:0 (when checking argument in method "
-        "wrapper_CUDA_nll_loss_forward)"
-    )
-
-    def pairs(self, message):
-        from torchplace.explain.placement import placement
-
-        return [(p["tensor"], p["device"]) for p in placement(message)]
-
-    def test_the_28_wording_names_the_argument_first_with_its_index(self):
-        self.assertEqual(
-            self.pairs(self.CUDA_28), [("target", "cpu"), ("the other tensors", "cuda:0")]
-        )
-
-    def test_the_sims_device_keeps_its_index_too(self):
-        # The same run's sim:0 cell (same results.json).
-        sim = (
-            "Expected all tensors to be on the same device, but got target is on cpu, different "
-            "from other tensors on sim:0 (when checking argument in method "
-            "wrapper_SIM_nll_loss_forward)"
-        )
-        self.assertEqual(self.pairs(sim), [("target", "cpu"), ("the other tensors", "sim:0")])
 
 
 class CoveredBy(unittest.TestCase):
