@@ -46,6 +46,7 @@ TEST(SimDevices, TheCountsBoundsAreTakenAndZeroIsNot) {
     const auto [status, output] = tp_test::run_child(std::string("TORCHPLACE_SIM_DEVICES=") + count,
                                                      "SimDevices.CountFollowsTheEnvironment");
     EXPECT_EQ(status, 0) << count << ": " << output;
+    EXPECT_NE(output.find("[  PASSED  ] 1 test."), std::string::npos) << count << ": " << output;
   }
   const auto [status, output] =
       tp_test::run_child("TORCHPLACE_SIM_DEVICES=0", "SimDevices.CountFollowsTheEnvironment");

@@ -8,6 +8,7 @@
 
 #include <torchplace/sim/sim.h>
 #include <torchplace/sim/transfer_log.h>
+#include "raised_message.h"
 
 namespace sim_transfer_log_test {  // unity-built with the other harness tests
 namespace {
@@ -100,11 +101,18 @@ TEST(SimTransferLog, BooleanIndexBackwardIsIndexPut) {
   EXPECT_EQ(log.syncs("index_put_bool_mask"), 1) << log.summary();
 }
 
-// A uint8 mask is a boolean mask to LibTorch's index_put (deprecated, still taken): the same
-// synchronising kernel, counted as one.
+// A uint8 mask is a boolean mask to index_put where LibTorch still takes one (1.13, deprecated):
+// the same synchronising kernel, counted as one. Newer versions refuse it on the CPU as well
+// (2.13: "masked_fill_ only supports boolean masks"), so there is nothing to count.
 TEST(SimTransferLog, AByteMaskIsABooleanIndexToo) {
+  const torch::Tensor byte_mask = (torch::arange(6) < 4).to(torch::kByte);
+  const std::string refused =
+      tp_test::message_of([&] { torch::zeros({6}).index_put_({byte_mask}, torch::ones({})); });
+  if (!refused.empty())
+    GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " takes no uint8 mask, on the CPU either: "
+                 << refused.substr(0, refused.find('\n'));
   torch::Tensor x = torch::zeros({6}).to(tp::sim::device());
-  const torch::Tensor mask = (torch::arange(6) < 4).to(torch::kByte).to(tp::sim::device());
+  const torch::Tensor mask = byte_mask.to(tp::sim::device());
   tp::sim::TransferLog log;
   x.index_put_({mask}, torch::ones({}).to(tp::sim::device()));
   EXPECT_EQ(log.syncs("index_put_bool_mask"), 1) << log.summary();
