@@ -22,3 +22,17 @@ class Scratch(unittest.TestCase):
             function(*args)
         self.assertEqual(caught.exception.code, code)
         return str(caught.exception.message)
+
+
+class Unbuilt(Scratch):
+    """Scratch where the command's build, its packages and REFUSED fail the test if they run: a
+    slip that tries to build builds nothing (a test patches over what it needs)."""
+
+    REFUSED = ("build", "ensure_deps")
+
+    def setUp(self) -> None:
+        super().setUp()
+        for name in self.REFUSED:
+            refused = mock.patch.object(common, name, side_effect=AssertionError(f"{name} ran"))
+            refused.start()
+            self.addCleanup(refused.stop)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import List
 from unittest import mock
 
-from command_scratch import Scratch
+from command_scratch import Unbuilt
 from torchplace import run_record, schema
 from torchplace.command import common, gpu, run, steps
 
@@ -25,16 +25,6 @@ def script(path: Path, body: str) -> str:
     path.write_text("#!/bin/sh\n" + body + "\n", encoding="utf-8")
     path.chmod(0o755)
     return str(path)
-
-
-class Unbuilt(Scratch):
-    def setUp(self) -> None:
-        super().setUp()
-        # nothing here builds: were a run to try (a slip), it fails here, and builds nothing
-        for name in ("build", "ensure_deps"):
-            refused = mock.patch.object(common, name, side_effect=AssertionError(f"{name} ran"))
-            refused.start()
-            self.addCleanup(refused.stop)
 
 
 class Parse(Unbuilt):
