@@ -50,6 +50,8 @@ class BuildStep(unittest.TestCase):
         self.assertEqual(steps["build"]["status"], "ok")
         suite = self.later["scenarios_step"].call_args[0][0]
         self.assertEqual(suite, self.tmp / "scenarios" / "torchplace_scenarios")
+        bench = self.later["bench_step"].call_args[0][0]  # the benchmarks from the build too
+        self.assertEqual(bench, self.tmp / "scenarios" / "torchplace_bench")
 
     def test_a_failed_build_is_recorded_and_ends_the_run(self) -> None:
         failed = common.Exit(schema.EXIT_BUILD, "the build failed (synthetic)")
