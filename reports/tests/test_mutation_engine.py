@@ -336,6 +336,12 @@ class RecordFiles(unittest.TestCase):
         self.assertEqual(
             {t.name: verdict for t, verdict, _, _ in ended}, {"skips": "skip", "fails": "fail"}
         )
+        # a test that fails on a mutant (an import crashing before its skip) and skips unmutated:
+        # the failure is the mutant's, a kill, not "fails unmutated too" (cannot judge, exit 3)
+        kills = pytests.KillSet([skips, fails], verified=False)
+        self.assertEqual(kills.verify("skips", 1)[0], True)
+        self.assertIn("skips", kills.verified)
+        self.assertEqual(kills.verify("fails", 1)[0], False)
 
     def test_a_file_that_holds_no_records_cannot_be_judged(self):
         with tempfile.TemporaryDirectory() as folder:

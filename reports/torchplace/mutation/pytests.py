@@ -230,13 +230,15 @@ class KillSet:
         self.verified: Set[str] = {t.name for t in tests} if verified else set()
 
     def verify(self, name: str, jobs: int) -> Tuple[bool, str]:
-        """Runs one test on the unmutated tree (the caller restored it): (passed, output)."""
+        """Runs one test on the unmutated tree (the caller restored it): (it does not fail,
+        output). A skip there is no failure: the mutant's failure (say, an import that crashes
+        before the test can skip) is the mutant's, and CTest would turn red on it."""
         test = next(t for t in self.tests if t.name == name)
         _, verdict, seconds, tail = run_tests([test], jobs, lambda t: 600.0, False)[0]
-        if verdict == "pass":
+        if verdict in ("pass", "skip"):
             self.verified.add(name)
             test.seconds = test.seconds or seconds
-        return verdict == "pass", tail
+        return verdict in ("pass", "skip"), tail
 
     def candidates(
         self, path: str, first: int, last: int, allowed: Optional[Set[str]] = None
