@@ -30,10 +30,10 @@ print("stand-in output")
 """
 
 
-def cell(device, outcome, status="pass"):
+def cell(device, outcome, status="pass", variant="broken"):
     """A synthetic results cell of one scenario on `device`."""
     return {
-        "id": f"forgotten_labels/variant=broken/device={device}",
+        "id": f"forgotten_labels/variant={variant}/device={device}",
         "status": status,
         "reason": "device absent" if status == "skip" else "",
         "observed": {"outcome": outcome, "error_class": None, "message": ""},
@@ -82,6 +82,20 @@ class Suite(unittest.TestCase):
         code, out, _ = self.main("--suite", self.binary)
         self.assertEqual(code, EXIT_FAIL)
         self.assertIn("1 sim:0 cells disagree with cuda:0 (0 agree)", out)
+
+    def test_each_agreeing_pair_is_counted(self):
+        variants = ("broken", "manual_to", "batch_mover")
+        sim = [cell("sim:0", "error", variant=v) for v in variants]
+        cuda = [cell("cuda:0", "error", variant=v) for v in variants]
+        self.cells({"sim0": sim, "cuda0": cuda})
+        self.assertIn(
+            "all 3 compared sim:0 cells give cuda:0's verdict", self.main("--suite", self.binary)[1]
+        )
+        sim[0] = cell("sim:0", "success")
+        self.cells({"sim0": sim, "cuda0": cuda})
+        code, out, _ = self.main("--suite", self.binary)
+        self.assertEqual(code, EXIT_FAIL)
+        self.assertIn("1 sim:0 cells disagree with cuda:0 (2 agree)", out)
 
     def test_no_cuda_cell_is_3_or_a_skip(self):
         self.cells({"sim0": [cell("sim:0", "error")], "cuda0": [cell("cuda:0", "", "skip")]})
