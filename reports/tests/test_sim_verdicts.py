@@ -15,7 +15,8 @@ from torchplace import sim_verdicts
 from torchplace.schema import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_SKIP, EXIT_USAGE
 
 # A stand-in scenario binary: logs its arguments, then writes the cells of the group its
-# --gtest_filter names (sim0 or cuda0) from CELLS, a {group: [cell]} file beside it.
+# --gtest_filter names (sim0 or cuda0) from CELLS, a {group: [cell]} file beside it, and exits
+# 1 when one of them failed, as the suite does.
 FAKE = """#!{python}
 import json, os, sys
 here = os.path.dirname(os.path.abspath(__file__))
@@ -27,6 +28,7 @@ cells = json.load(open(os.path.join(here, "cells.json")))
 if group in cells:
     json.dump({{"schema": "torchplace.results/1", "cells": cells[group]}}, open(results, "w"))
 print("stand-in output")
+sys.exit(1 if any(c["status"] == "fail" for c in cells.get(group, [])) else 0)
 """
 
 
@@ -96,6 +98,13 @@ class Suite(unittest.TestCase):
         code, out, _ = self.main("--suite", self.binary)
         self.assertEqual(code, EXIT_FAIL)
         self.assertIn("1 sim:0 cells disagree with cuda:0 (2 agree)", out)
+
+    def test_a_run_with_failed_cells_is_still_compared(self):
+        # a failed cell makes the suite exit 1; its verdict is compared all the same
+        self.cells({"sim0": [cell("sim:0", "error", "fail")], "cuda0": [cell("cuda:0", "error")]})
+        code, out, err = self.main("--suite", self.binary)
+        self.assertEqual(code, EXIT_OK, out + err)
+        self.assertIn("all 1 compared sim:0 cells give cuda:0's verdict", out)
 
     def test_no_cuda_cell_is_3_or_a_skip(self):
         self.cells({"sim0": [cell("sim:0", "error")], "cuda0": [cell("cuda:0", "", "skip")]})
