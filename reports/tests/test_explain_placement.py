@@ -40,6 +40,11 @@ WORDINGS = [
         [("the indexed tensor", "cpu"), ("indices", "a device other than cpu")],
     ),
     (
+        "indices should be either on cpu or on the same device as the indexed tensor (cuda:0)",
+        "synthetic: TensorAdvancedIndexing.cpp's wording, the indexed tensor's device made up",
+        [("the indexed tensor", "cuda:0"), ("indices", "a device other than cpu")],
+    ),
+    (
         "RuntimeError: Expected tensor for argument #1 'input' to have the same device as tensor "
         "for argument #2 'weight'; but device 0 does not equal 1 (while checking arguments for "
         "cudnn_convolution)",
