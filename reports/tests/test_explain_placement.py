@@ -5,6 +5,7 @@ real (a public thread, this suite's cells or the H200 run) unless marked synthet
 wording from its source, with devices made up."""
 import unittest
 
+from torchplace.explain import placement as module
 from torchplace.explain.placement import OTHERS, indices_on_host, placement
 
 # (message, where it was seen, the pairs in the message's order)
@@ -82,6 +83,20 @@ class Placement(unittest.TestCase):
         self.assertEqual(len(placement(message + "\nmore text")), len(expected))
         self.assertEqual(placement("a second line\n" + message), [])
         self.assertEqual(placement("CUDA out of memory."), [])
+
+
+    def test_a_name_or_device_left_out_is_never_an_empty_pair(self):
+        # each wording's message with one captured name or device blanked (as no LibTorch prints
+        # it): placement may find another wording or none, but never names an empty one
+        for message, seen, _ in WORDINGS:
+            first = message.split("\n", 1)[0]
+            found = next(p.search(first) for p, _ in module.WORDINGS if p.search(first))
+            for group in range(1, (found.lastindex or 0) + 1):
+                start, end = found.span(group)
+                blanked = first[:start] + first[end:]
+                with self.subTest(seen=seen, group=group):
+                    for pair in placement(blanked):
+                        self.assertTrue(pair["tensor"] and pair["device"], (blanked, pair))
 
 
 class IndicesOnHost(unittest.TestCase):
