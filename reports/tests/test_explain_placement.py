@@ -84,7 +84,6 @@ class Placement(unittest.TestCase):
         self.assertEqual(placement("a second line\n" + message), [])
         self.assertEqual(placement("CUDA out of memory."), [])
 
-
     def test_a_name_or_device_left_out_is_never_an_empty_pair(self):
         # each wording's message with one captured name or device blanked (as no LibTorch prints
         # it): placement may find another wording or none, but never names an empty one
