@@ -350,8 +350,8 @@ MUTATIONS = [
     m(
         "conv_types_not_compared",
         "harness/message_families.cpp",
-        "weight|bias) type \\(\\1[A-Z]\\w*\\) should be the same",
-        "weight|bias) type \\(NEVER",
+        "^Input type \\(((torch\\.cuda\\.|CUDA)",
+        "^NEVER type \\(((torch\\.cuda\\.|CUDA)",
         [(H, "MessageCorpus.EveryEntryClassifiesToItsExpectedClass")],
     ),
     # tp::sim (issue 27): a second simulated device aliased to the first (every allocation tagged
