@@ -11,7 +11,6 @@
 #include <torch/version.h>
 
 #include <bitset>
-#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 #include <string>

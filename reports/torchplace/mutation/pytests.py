@@ -235,10 +235,11 @@ class KillSet:
         before the test can skip) is the mutant's, and CTest would turn red on it."""
         test = next(t for t in self.tests if t.name == name)
         _, verdict, seconds, tail = run_tests([test], jobs, lambda t: 600.0, False)[0]
-        if verdict in ("pass", "skip"):
+        not_failing = verdict in ("pass", "skip")
+        if not_failing:
             self.verified.add(name)
             test.seconds = test.seconds or seconds
-        return verdict in ("pass", "skip"), tail
+        return not_failing, tail
 
     def candidates(
         self, path: str, first: int, last: int, allowed: Optional[Set[str]] = None
