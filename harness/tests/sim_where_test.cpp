@@ -182,5 +182,16 @@ TEST(SimWhere, SymbolizingKeepsNoMemory) {
   EXPECT_LT(after, before + 8 * 1024) << "the heap grew by " << after - before << " B";
 }
 
+// sites_text alone: an event none of whose places is the user's says nothing (a bare ".cpu()
+// (no user frame)" would point nowhere); one place is named without a count.
+TEST(SimWhere, SitesTextSaysNothingWhereNoPlaceIsTheUsers) {
+  using tp::sim::CallSite;
+  const std::vector<CallSite> sites = {{"d2h", ".cpu()", "", 2},
+                                       {"h2d", ".to(device)", "at a.cpp:3 in f", 1}};
+  EXPECT_EQ(tp::sim::detail::sites_text(sites, "d2h", "; "), "");
+  EXPECT_EQ(tp::sim::detail::sites_text(sites, "h2d", "; "), "; .to(device) at a.cpp:3 in f");
+  EXPECT_EQ(tp::sim::detail::sites_text(sites, "nonzero", "; "), "");
+}
+
 }  // namespace
 }  // namespace sim_where_test
