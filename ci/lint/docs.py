@@ -88,7 +88,9 @@ def links(root: str, path: str, prose: List[str]) -> Iterator[str]:
             target, _, fragment = match.group(1).partition("#")
             if re.match(r"[a-z][a-z0-9+.-]*:", target):
                 continue  # an absolute URL
-            full = os.path.normpath(os.path.join(root, os.path.dirname(path), target or path))
+            # a bare #anchor is the document's own: its name, beside itself
+            here = os.path.basename(path)
+            full = os.path.normpath(os.path.join(root, os.path.dirname(path), target or here))
             if not os.path.exists(full):
                 yield f"{number}: the link {match.group(1)} points at nothing"
             elif fragment and full.endswith(".md") and fragment not in headings_of(full):
@@ -157,7 +159,9 @@ def snippets(repo: Repo, path: str, blocks: List[Block]) -> Iterator[Tuple[bool,
                 yield True, f"{number}: a C++ block without a <!-- snippet: ... --> marker above it"
             continue
         kind, argument = marker.groups()
-        if kind == "not compiled:":
+        if not argument:  # no file, no snippet name (which "snippet " matched), no reason
+            yield True, f"{number}: its marker <!-- snippet: {kind} --> names nothing"
+        elif kind == "not compiled:":
             yield False, f"{path}:{number}: not compiled: {argument}"
         elif kind == "downstream" and f"snippet {argument}" not in repo.read(DOWNSTREAM):
             yield True, f"{number}: {DOWNSTREAM} does not build `snippet {argument}`"

@@ -76,7 +76,7 @@ SIM_TEST_FILES = tuple(
 # Python tests that cannot judge a mutant, kept out of every kill set (CTest -E):
 #   gate.speed_mutations, gate.behaviour_mutations, mutation.texts, gpu_runner.mutations: checks
 #     that plant fixed texts and fail when a text is not found (a kill by text, not behaviour);
-#   lint.* but lint.docs and lint.docs_split: they judge formatting, and a mutant's replacement
+#   lint.* but lint.docs and lint.docs_*: they judge formatting, and a mutant's replacement
 #     text is not formatted (the docs lint judges Markdown, and kills ci/lint/docs.py's mutants);
 #   gate.extra_work_share: times benchmarks; conformance.* but .rules, sim.vs_cuda_verdicts,
 #   (a CMake regex: no lookahead)
