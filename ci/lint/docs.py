@@ -8,6 +8,8 @@ ends mid-sentence; every C++ block accounted for by the marker on the line befor
   <!-- snippet: downstream NAME -->   ci/downstream/check.sh builds it (`snippet NAME`)
   <!-- snippet: not compiled: WHY --> listed on every run, with why
 
+A marker that names no PATH, NAME or WHY is a fault.
+
 And every example in a tracked header's comments (an indented block of lines ending in `;`) is a
 contiguous part of EXAMPLES, which CTest compiles and runs (docs.examples).
 """

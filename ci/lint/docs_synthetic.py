@@ -46,10 +46,10 @@ int unmarked;
 echo not C++
 ```
 """
-# The synthetic repository: two CMakeLists.txt (one names lib.cpp, one the examples file), a
-# source nobody compiles, an empty one, the downstream script, and a header with examples.
+# The synthetic repository: two CMakeLists.txt (one names lib.cpp and blank.cpp, one the examples
+# file), a source nobody compiles, an empty one, the downstream script, headers with examples.
 FILES: Dict[str, str] = {
-    "CMakeLists.txt": "add_library(demo src/lib.cpp)\nadd_subdirectory(harness/tests)\n",
+    "CMakeLists.txt": "add_library(demo src/lib.cpp src/blank.cpp)\nadd_subdirectory(harness)\n",
     "harness/tests/CMakeLists.txt": "add_executable(docs_examples_test docs_examples_test.cpp)\n",
     "src/lib.cpp": (
         "#include <vector>\n\nint twice(int x) {\n  return 2 * x;\n}\n\n"
@@ -57,6 +57,7 @@ FILES: Dict[str, str] = {
     ),
     "src/orphan.cpp": "int orphan() { return 0; }\n",
     "src/empty.cpp": "",
+    "src/blank.cpp": "\n\n",
     "ci/downstream/check.sh": "snippet quickstart\n",
     EXAMPLES: (
         "void examples() {\n  auto a = twice(1);\n  auto b = thrice(2);  // six\n"

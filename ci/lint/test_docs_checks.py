@@ -40,6 +40,9 @@ class Excerpt(Synthetic):
         for body in (["int twice(int x) {", "}"], ["wice(int x) {"], [], ["", "  "]):
             with self.subTest(body=body):  # a line skipped, a word cut, nothing at all
                 self.assertEqual(docs.excerpt_fault(repo, "src/lib.cpp", body), fault)
+        # nor is an empty block part of a compiled source of blank lines
+        fault = "the block is not, word for word, a part of src/blank.cpp"
+        self.assertEqual(docs.excerpt_fault(repo, "src/blank.cpp", []), fault)
 
     def test_an_uncompiled_missing_or_empty_source_is_named(self) -> None:
         repo, body = self.repo(), ["int orphan() { return 0; }"]
