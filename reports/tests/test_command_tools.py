@@ -6,6 +6,7 @@ torchplace.command.common's builds and calls and os.execv mocked. Paths are synt
   test_command_tools.py [CLASS]      (CTest: command.tools_build)
 """
 import os
+import subprocess
 import sys
 import unittest
 from pathlib import Path
@@ -139,6 +140,35 @@ class Gate(Scratch):
         with mock.patch.object(common, "python_with", return_value=PYTHON):
             message = self.exits(tools.GATE_INPUT, tools.gate, ["--results", "r", "--rounds", "3"])
         self.assertIn("applies to --ab only", message)
+
+    def test_ab_without_out_writes_under_the_tree_and_keeps_the_gates_options(self) -> None:
+        root = Path("/synthetic/tree")
+        with mock.patch.object(tools, "gate_ab") as ab, mock.patch.object(
+            common, "is_source_tree", return_value=True
+        ), mock.patch.object(common, "root", return_value=root):
+            argv = self.gate(["--policy", "p.json", "--ab", "v9"], "scipy")
+        out = root / "out" / "gate"
+        ab.assert_called_once_with("v9", out, PYTHON, [])
+        baseline, candidate = f"{out}/ab-baseline.json", f"{out}/ab-candidate.json"
+        self.assertEqual(
+            argv,
+            ["torchplace.gate", "--policy", "p.json", "--baseline", baseline]
+            + ["--candidate", candidate, "--out", str(out)],
+        )
+
+    def test_a_scratch_already_gone_does_not_hide_the_failure(self) -> None:
+        os.environ["TMPDIR"] = self.tmp
+
+        def fails(ref: str, out: Path, python: str, options: List[str], scratch: Path) -> None:
+            scratch.rmdir()  # synthetic: the scratch folder is removed under it, then it fails
+            raise common.Exit(tools.GATE_INPUT, "synthetic failure")
+
+        done = subprocess.CompletedProcess([], 0)
+        with mock.patch.object(subprocess, "run", return_value=done), mock.patch.object(
+            tools, "ab_build_and_run", side_effect=fails
+        ):
+            message = self.exits(tools.GATE_INPUT, tools.gate_ab, "v9", Path(self.tmp), PYTHON, [])
+        self.assertEqual(message, "synthetic failure")
 
     def test_help_and_no_scipy(self) -> None:
         with mock.patch("builtins.print") as printed:
