@@ -131,6 +131,7 @@ constexpr std::int64_t kOutputBytes = kBatch * kLength * kClasses * 4;        //
 struct Result {
   double loss = 0;
   torch::Tensor outputs, weight;  // on the host
+  torch::Tensor initial;          // the weight before the loop, on the host
   std::vector<Counts> steps;      // each measured step's counts
   Counts once;                    // after the loop
 };
@@ -141,8 +142,9 @@ Result train(torch::Device device, Mistakes mistakes) {
   run.net->to(device);
   run.loss_sum = torch::zeros({}, torch::TensorOptions().device(device));
   torch::optim::SGD optimizer(run.net->parameters(), torch::optim::SGDOptions(kLearningRate));
-  step(run, optimizer, device, mistakes);  // warm-up: the first step may allocate gradients
   Result result;
+  result.initial = run.net->fc->weight.detach().cpu().clone();
+  step(run, optimizer, device, mistakes);  // warm-up: the first step may allocate gradients
   for (int index = 0; index < kSteps; ++index) {
     tp::sim::TransferLog log;
     step(run, optimizer, device, mistakes);
@@ -217,6 +219,7 @@ void on_sim(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
   EXPECT_NEAR(sim.loss, cpu.loss, kAtol + kRtol * std::abs(cpu.loss));
   TP_EXPECT_CLOSE(sim.outputs, cpu.outputs, kRtol, kAtol);
   TP_EXPECT_CLOSE(sim.weight, cpu.weight, kRtol, kAtol);
+  EXPECT_FALSE(torch::equal(cpu.weight, cpu.initial)) << "the loop never trained its weight";
 }
 
 #if TORCHPLACE_WITH_CUDA
