@@ -129,5 +129,56 @@ class Outcome(RunFolder):
         self.assertIn("what the run did is unknown", err)
 
 
+class Problems(RunFolder):
+    def decided(self, exit_code, steps, files=("bench.json", "index.html")):
+        """decide's fields, checked to be what it recorded as the outcome step."""
+        self.write(steps, files)
+        fields = run_record.decide(self.path, self.folder, exit_code)
+        self.assertEqual(schema.load_run(self.path)["steps"]["outcome"], fields)
+        return fields
+
+    def test_a_crashed_scenarios_step_and_a_bench_that_did_not_run(self):
+        fields = self.decided(schema.EXIT_FAIL, dict(GOOD, scenarios="crashed", bench="failed"))
+        self.assertEqual(fields["status"], "failed")
+        self.assertEqual(
+            fields["problems"].split("; "),
+            [
+                "the scenarios step is 'crashed' (the binary crashed or wrote no results)",
+                "the bench step is 'failed': the benchmarks failed, crashed or did not run",
+            ],
+        )
+
+    def test_a_report_step_that_wrote_no_page(self):
+        fields = self.decided(schema.EXIT_FAIL, GOOD, files=("bench.json",))
+        self.assertEqual(fields["status"], "failed")
+        self.assertIn("no index.html although the report step is ok", fields["problems"])
+        self.assertIn(f"rerun: ci/torchplace report {self.folder}", fields["problems"])
+
+    def test_other_steps_count_unless_ok_ran_absent_or_compiled(self):
+        steps = dict(GOOD, prepare="ok", probe="failed", build="compiled", gpu="ran", smoke="cut")
+        fields = self.decided(schema.EXIT_FAIL, steps)
+        self.assertEqual(
+            fields["problems"], "the probe step is 'failed'; the smoke step is 'cut'"
+        )
+
+    def test_the_budget_names_the_steps_cut_or_not_run(self):
+        steps = dict(GOOD, scenarios="cut", bench="not_run", probe="failed")
+        fields = self.decided(schema.EXIT_BUDGET, steps)
+        problem = "the budget ran out: scenarios, bench cut or not run"
+        self.assertEqual(fields, {"status": "cut", "exit": 5, "problems": problem})
+        fields = self.decided(schema.EXIT_BUDGET, GOOD)
+        self.assertEqual(fields["problems"], "the budget ran out: no step cut or not run")
+
+    def test_another_exit_is_a_failure_saying_what_the_codes_mean(self):
+        for exit_code in (schema.EXIT_ENV, schema.EXIT_BUILD, 64):
+            with self.subTest(exit=exit_code):
+                fields = self.decided(exit_code, GOOD)
+                meaning = "3 environment or input, 4 build, 64 bad arguments"
+                problem = f"exit {exit_code} ({meaning})"
+                self.assertEqual(
+                    fields, {"status": "failed", "exit": exit_code, "problems": problem}
+                )
+
+
 if __name__ == "__main__":
     unittest.main()
