@@ -16,12 +16,8 @@ from torchplace.matrix import corpus
 
 COMMITTED = corpus.DEFAULT_CORPUS  # before any test points it at a scratch file
 
-MISMATCH = (
-    "Expected all tensors to be on the same device, but found at least two devices, "
-)
-ON_SIM = (
-    MISMATCH + "sim:0 and cpu! (when checking argument for argument target in method "
-)
+MISMATCH = "Expected all tensors to be on the same device, but found at least two devices, "
+ON_SIM = MISMATCH + "sim:0 and cpu! (when checking argument for argument target in method "
 ON_SIM += "wrapper_SIM_nll_loss_forward_output)"
 ON_META = MISMATCH + "meta and cpu!"
 MISSING = "open file failed because of errno 2 on fopen: No such file or directory, file path: "
@@ -61,11 +57,7 @@ CELLS = [
     matrix_cell(  # no evidence: a success, and an error without an expected class
         "amp/variant=fixed/device=sim:0",
         **{"2.6.0": seen("pass", "success", "passed", expected_class="DeviceMismatch")},
-        **{
-            "1.13.1": seen(
-                "pass", "error", "passed", expected_class=None, message=ON_SIM
-            )
-        },
+        **{"1.13.1": seen("pass", "error", "passed", expected_class=None, message=ON_SIM)},
     ),
 ]
 

@@ -64,9 +64,7 @@ class Call(Scratch):
 
 class Small(Scratch):
     def test_exit_text(self) -> None:
-        self.assertEqual(
-            (str(common.Exit(4)), common.Exit(4).message), ("exit 4", None)
-        )
+        self.assertEqual((str(common.Exit(4)), common.Exit(4).message), ("exit 4", None))
         self.assertEqual(str(common.Exit(3, "no LibTorch")), "no LibTorch")
 
     def test_a_log_line_reaches_the_file_at_once(self) -> None:
@@ -80,9 +78,7 @@ class Small(Scratch):
     def test_the_source_tree_has_cmakelists(self) -> None:
         with mock.patch.object(schema, "ROOT", Path(self.tmp)):
             self.assertIs(common.is_source_tree(), False)
-            Path(self.tmp, "CMakeLists.txt").write_text(
-                "# synthetic\n", encoding="utf-8"
-            )
+            Path(self.tmp, "CMakeLists.txt").write_text("# synthetic\n", encoding="utf-8")
             self.assertIs(common.is_source_tree(), True)
 
     def test_the_build_folder(self) -> None:
@@ -134,9 +130,7 @@ class Pythons(Scratch):
         ran.assert_called_once()
 
     def test_the_report_needs_matplotlib_and_scipy(self) -> None:
-        with mock.patch.object(
-            common, "python_with", return_value="/synthetic/python"
-        ) as found:
+        with mock.patch.object(common, "python_with", return_value="/synthetic/python") as found:
             self.assertEqual(common.report_python(), "/synthetic/python")
         found.assert_called_once_with(("matplotlib", "scipy"))
 
@@ -144,13 +138,9 @@ class Pythons(Scratch):
 class BuildDefaults(Scratch):
     def build(self, cores: object, **options: object) -> List[mock._Call]:
         os.environ["TORCHPLACE_BUILD_DIR"] = "/synthetic/build"
-        with mock.patch.object(
-            common, "call", return_value=0
-        ) as call, mock.patch.object(
+        with mock.patch.object(common, "call", return_value=0) as call, mock.patch.object(
             common.os, "cpu_count", return_value=cores
-        ), mock.patch.object(
-            common.shutil, "which", return_value="/synthetic/make"
-        ):
+        ), mock.patch.object(common.shutil, "which", return_value="/synthetic/make"):
             common.build(**options)  # type: ignore[arg-type]
         return call.call_args_list
 
@@ -160,17 +150,13 @@ class BuildDefaults(Scratch):
             configure, make = self.build(6)
         self.assertEqual(configure[0][0][:3], ["cmake", "-S", str(schema.ROOT)])
         self.assertEqual(configure[0][0][5:7], ["-B", "/synthetic/build"])
-        self.assertEqual(
-            make[0][0], ["cmake", "--build", "/synthetic/build", "-j", "6"]
-        )
+        self.assertEqual(make[0][0], ["cmake", "--build", "/synthetic/build", "-j", "6"])
         for one in (configure, make):  # the output goes to stderr
             self.assertEqual(one[1], {"stdout": err, "stderr": err})
 
     def test_one_job_when_the_cores_are_unknown_and_output_to_the_log(self) -> None:
         log = io.StringIO()
-        configure, make = self.build(
-            None, source=Path("/src"), directory=Path("/b"), log=log
-        )
+        configure, make = self.build(None, source=Path("/src"), directory=Path("/b"), log=log)
         self.assertEqual(configure[0][0][:3], ["cmake", "-S", "/src"])
         self.assertEqual(configure[0][0][5:7], ["-B", "/b"])
         self.assertEqual(make[0][0][3:], ["-j", "1"])

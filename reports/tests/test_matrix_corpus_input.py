@@ -36,9 +36,7 @@ class BadInput(Folder):
             **{"2.6.0": seen("pass", "error", "expected_error", expected_class="X")},
         )
         self.matrix([cell])
-        self.assert_refused(
-            "matrix.json: amp/x/device=cpu on 2.6.0: missing field(s) message"
-        )
+        self.assert_refused("matrix.json: amp/x/device=cpu on 2.6.0: missing field(s) message")
 
     def test_a_probe_error_without_its_message_or_observations(self) -> None:
         self.matrix([])
@@ -62,14 +60,10 @@ class BadInput(Folder):
         self.assertIn(f"{self.corpus}: {expected}", err)
         bad = dict(GUIDE)
         del bad["expected_class"]
-        self.write(
-            "corpus.json", {"schema": corpus.CORPUS_SCHEMA, "entries": [GUIDE, bad]}
-        )
+        self.write("corpus.json", {"schema": corpus.CORPUS_SCHEMA, "entries": [GUIDE, bad]})
         code, _, err = self.main(self.out, self.corpus)
         self.assertEqual(code, schema.EXIT_INPUT)
-        self.assertIn(
-            f"{self.corpus}: entries[1]: missing field(s) expected_class", err
-        )
+        self.assertIn(f"{self.corpus}: entries[1]: missing field(s) expected_class", err)
 
     def test_a_corpus_without_entries(self) -> None:
         self.matrix()
@@ -85,9 +79,7 @@ class Usage(Folder):
             with self.subTest(args=args):
                 code, out, err = self.main(*args)
                 self.assertEqual((code, out), (schema.EXIT_USAGE, ""))
-                self.assertIn(
-                    "usage: python3 -m torchplace.matrix.corpus MATRIX_OUT", err
-                )
+                self.assertIn("usage: python3 -m torchplace.matrix.corpus MATRIX_OUT", err)
 
     def test_run_as_a_program(self) -> None:
         self.matrix()

@@ -34,9 +34,7 @@ def item(case: str, marker: Optional[Any] = None, **funcargs: Any) -> Any:
         funcargs=funcargs,
         module=SimpleNamespace(__name__="tests.test_scenario"),
         originalname="test_" + case,
-        get_closest_marker=lambda name: marker
-        if name == pytest_results.MARKER
-        else None,
+        get_closest_marker=lambda name: marker if name == pytest_results.MARKER else None,
     )
 
 
@@ -54,9 +52,7 @@ def classify(message: str) -> str:
     return "Classified:" + message.split(":", 1)[0]
 
 
-def cell(
-    one: Any, error: Optional[BaseException] = None, **kwargs: Any
-) -> Dict[str, Any]:
+def cell(one: Any, error: Optional[BaseException] = None, **kwargs: Any) -> Dict[str, Any]:
     made = pytest_results.cell(one, report(**kwargs), error, classify)
     schema.check_cell(made, "synthetic")  # every cell made must pass the schema
     return made
@@ -67,9 +63,7 @@ class Names(unittest.TestCase):
         pair = [Device("cuda:0"), Device("privateuseone:1")]
         made = cell(item("copy", device_pair=pair))
         self.assertEqual(made["id"], "scenario/case=copy/devices=cuda:0+sim:1")
-        self.assertEqual(
-            (made["scenario"], made["axes"]), ("scenario", {"case": "copy"})
-        )
+        self.assertEqual((made["scenario"], made["axes"]), ("scenario", {"case": "copy"}))
         self.assertEqual(made["device"], "cuda:0+sim:1")
         self.assertEqual(made["duration_ms"], 250.0)
         # milliseconds to the microsecond
@@ -79,9 +73,7 @@ class Names(unittest.TestCase):
         )
 
     def test_one_device_and_none(self) -> None:
-        self.assertEqual(
-            pytest_results.devices_of(item("a", device=Device("cpu"))), "device=cpu"
-        )
+        self.assertEqual(pytest_results.devices_of(item("a", device=Device("cpu"))), "device=cpu")
         self.assertIsNone(pytest_results.devices_of(item("a", other=1)))
 
 
@@ -98,15 +90,9 @@ class Expectations(unittest.TestCase):
         one = item("mix", broken("DeviceMismatch"), device=Device("cuda:0"))
         made = cell(one, RuntimeError("DeviceMismatch: synthetic"))
         self.assertEqual(made["expected"]["error_class"], "DeviceMismatch")
-        self.assertEqual(
-            made["status"], "fail"
-        )  # the stand-in classifier names another class
-        right = pytest_results.cell(
-            one, report(), RuntimeError("x"), lambda _: "DeviceMismatch"
-        )
-        self.assertEqual(
-            (right["status"], right["category"]), ("pass", "expected_error")
-        )
+        self.assertEqual(made["status"], "fail")  # the stand-in classifier names another class
+        right = pytest_results.cell(one, report(), RuntimeError("x"), lambda _: "DeviceMismatch")
+        self.assertEqual((right["status"], right["category"]), ("pass", "expected_error"))
         silent = cell(one)
         self.assertEqual(
             (silent["status"], silent["reason"]),
@@ -115,15 +101,11 @@ class Expectations(unittest.TestCase):
 
     def test_latent_on_the_cpu_and_where_told(self) -> None:
         made = cell(item("mix", broken("DeviceMismatch"), device=Device("cpu")))
-        self.assertEqual(
-            (made["status"], made["category"]), ("pass", "latent_unexercised")
-        )
+        self.assertEqual((made["status"], made["category"]), ("pass", "latent_unexercised"))
         # latent on the pair's first device, here a chosen one
         pair = [Device("cuda:0"), Device("cpu")]
         cuda_latent = broken("DeviceMismatch", latent=lambda d: d.type == "cuda")
-        self.assertEqual(
-            cell(item("mix", cuda_latent, device_pair=pair))["status"], "pass"
-        )
+        self.assertEqual(cell(item("mix", cuda_latent, device_pair=pair))["status"], "pass")
         cpu_first = item("mix", broken("DeviceMismatch"), device_pair=pair[::-1])
         self.assertEqual(cell(cpu_first)["category"], "latent_unexercised")
 
@@ -174,9 +156,7 @@ class Raised(unittest.TestCase):
 class Skips(unittest.TestCase):
     def test_a_skips_code(self) -> None:
         one = item("copy", device=Device("cuda:0"))
-        made = cell(
-            one, skipped=True, reason="Skipped: not_on_sim: the sim has no streams"
-        )
+        made = cell(one, skipped=True, reason="Skipped: not_on_sim: the sim has no streams")
         self.assertEqual((made["skip_code"], made["status"]), ("not_on_sim", "skip"))
         self.assertEqual(made["observed"]["outcome"], "not_run")
         self.assertEqual(made["expected"]["outcome"], "success")
@@ -186,9 +166,7 @@ class Skips(unittest.TestCase):
 
     def test_covered_by_another_cell_is_expected_to_skip(self) -> None:
         one = item("copy", device=Device("cuda:0"))
-        made = cell(
-            one, skipped=True, reason="Skipped: covered_by_other_cell: the pair's"
-        )
+        made = cell(one, skipped=True, reason="Skipped: covered_by_other_cell: the pair's")
         self.assertEqual(made["expected"]["outcome"], "skip")
 
 

@@ -157,9 +157,7 @@ class Problems(RunFolder):
     def test_other_steps_count_unless_ok_ran_absent_or_compiled(self):
         steps = dict(GOOD, prepare="ok", probe="failed", build="compiled", gpu="ran", smoke="cut")
         fields = self.decided(schema.EXIT_FAIL, steps)
-        self.assertEqual(
-            fields["problems"], "the probe step is 'failed'; the smoke step is 'cut'"
-        )
+        self.assertEqual(fields["problems"], "the probe step is 'failed'; the smoke step is 'cut'")
 
     def test_the_budget_names_the_steps_cut_or_not_run(self):
         steps = dict(GOOD, scenarios="cut", bench="not_run", probe="failed")
