@@ -167,7 +167,9 @@ class WholeRun(Unbuilt):
     def test_without_a_budget_no_summary_and_no_trace(self) -> None:
         suite = script(Path(self.tmp) / "suite", 'echo \'{"cells": []}\' >"${1#*=}"')
         out = Path(self.tmp) / "out"
-        out.mkdir()  # an earlier run's folder: used as it is
+        out.mkdir()  # an earlier run's folder: used, less the earlier run's own files
+        (out / "bench.json").write_text("{}")  # synthetic: this run has no benchmarks
+        (out / "mine.txt").write_text("kept")
         stdout = io.StringIO()
         with mock.patch.object(common, "report_python", return_value=None):
             # the suite's own output goes to stderr: a real file, not a StringIO
@@ -176,6 +178,10 @@ class WholeRun(Unbuilt):
                     self.assertEqual(run.command(["--suite", suite, "--out", str(out)]), 0)
         self.assertEqual(stdout.getvalue(), "")
         self.assertFalse((out / "steps.txt").exists())
+        self.assertFalse(
+            (out / "bench.json").exists(), "an earlier run's benchmarks shown as this one's"
+        )
+        self.assertEqual((out / "mine.txt").read_text(), "kept")
 
     def test_gpu_runs_its_own_plan_and_its_gate_decides_the_exit(self) -> None:
         out = Path(self.tmp) / "out"
