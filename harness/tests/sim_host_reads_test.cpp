@@ -240,28 +240,5 @@ TEST(SimHostReads, AnotherValueIsRefusedByName) {
       << output;
 }
 
-// Runs only as ASentSegvIgnoredBeforeTheSimStaysIgnored's child (TP_TEST_IGNORE_SEGV=1): a
-// process that ignored SIGSEGV before the sim was enabled keeps ignoring one sent to it (raise:
-// si_code <= 0); only a real fault on a sim tensor is the sim's.
-TEST(SimHostReads, ChildIgnoresASentSegv) {
-  if (std::getenv("TP_TEST_IGNORE_SEGV") == nullptr)
-    GTEST_SKIP() << "the child of SimHostReads.ASentSegvIgnoredBeforeTheSimStaysIgnored";
-  ASSERT_NE(std::signal(SIGSEGV, SIG_IGN), SIG_ERR);
-  tp::sim::enable();
-  (void)torch::zeros({4}, torch::TensorOptions().device(tp::sim::device()));
-  struct sigaction now {};
-  ASSERT_EQ(sigaction(SIGSEGV, nullptr, &now), 0);
-  ASSERT_NE(now.sa_flags & SA_SIGINFO, 0) << "the sim's handler is not installed";
-  ASSERT_EQ(std::raise(SIGSEGV), 0);
-}
-
-TEST(SimHostReads, ASentSegvIgnoredBeforeTheSimStaysIgnored) {
-  TP_SKIP_UNLESS_GUARDED();
-  const auto [status, output] =
-      run_child("TP_TEST_IGNORE_SEGV=1", "SimHostReads.ChildIgnoresASentSegv");
-  EXPECT_EQ(status, 0) << output;
-  EXPECT_NE(output.find("[  PASSED  ] 1 test."), std::string::npos) << output;
-}
-
 }  // namespace
 }  // namespace sim_host_reads_test

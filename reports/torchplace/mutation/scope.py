@@ -66,7 +66,15 @@ WHERE_FILES = tuple(f"harness/sim/{name}.cpp" for name in ("user_frame", "symbol
 # The harness's sim tests (sim_models_test.cpp is a binary of its own, a conformance test).
 SIM_TEST_FILES = tuple(
     _T + f"sim{part}_test.cpp"
-    for part in ("", "_cuda_rules", "_devices", "_dtypes", "_exemptions", "_host_reads")
+    for part in (
+        "",
+        "_cuda_rules",
+        "_devices",
+        "_dtypes",
+        "_exemptions",
+        "_host_reads",
+        "_host_read_signals",
+    )
 ) + (
     _T + "sim_kernels_test.cpp",
     _T + "sim_kernel_paths_test.cpp",
