@@ -179,6 +179,15 @@ class Merge(Base):
         self.assertTrue(part.is_file())
         self.assertIn(f"cannot merge {part} into {whole} (both kept)", self.stderr.getvalue())
 
+    def test_the_merged_file_has_both_parts_cells_one_space_indented(self) -> None:
+        whole, part = self.out / "results.json", self.out / "results-cuda.json"
+        whole.write_text('{"fingerprint": {}, "cells": [1]}', encoding="utf-8")  # synthetic
+        part.write_text('{"cells": [2, 3]}', encoding="utf-8")
+        run.merge_results(whole, part)
+        merged = {"fingerprint": {}, "cells": [1, 2, 3]}
+        self.assertEqual(whole.read_text(encoding="utf-8"), json.dumps(merged, indent=1) + "\n")
+        self.assertFalse(part.exists())
+
     def test_a_missing_whole_stays_missing(self) -> None:
         whole, part = self.out / "results.json", self.out / "results-cuda.json"
         part.write_text('{"cells": [2]}', encoding="utf-8")
@@ -214,6 +223,9 @@ class Report(Base):
             plan = run.steps_of(options)
             self.assertEqual([step.name for step in plan], ["scenarios", "bench", "report"])
             self.assertEqual(plan[1].action(None), 0)
+        # only a failed build ends the run; each of these records its own step in run.json
+        self.assertEqual([step.ends_run_on_failure for step in plan], [False, False, False])
+        self.assertEqual([step.records for step in plan], [True, True, True])
         bench_step.assert_called_once_with(Path("/s/bench"), options, "bench", "Copy.*", None)
 
     def test_a_build_failure_names_itself(self) -> None:
