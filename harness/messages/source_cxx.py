@@ -21,7 +21,7 @@ MACRO = re.compile(
 SKIPPED = re.compile(r"TORCH_CHECK_(EQ|NE|LE|LT|GE|GT|MSG|WITH_MSG)$")
 ESCAPES = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\", "0": "", "r": "\r"}
 STRING = re.compile(r'(?:u8|L|u|U)?"((?:[^"\\\n]|\\.)*)"|R"(\w*)\((.*?)\)\2"', re.S)
-PRINTF = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:l|ll|z|h)?[sdifuxcgp]")
+PRINTF = re.compile(r"%[-+ #0]*\d*(?:\.\d*)?(?:l|ll|z|h)?[sdifuxcgp]")
 
 
 def leading(macro: str) -> int:

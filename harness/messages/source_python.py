@@ -8,7 +8,7 @@ import ast
 import re
 from typing import Dict, Iterator, Optional, Tuple
 
-PRINTF = re.compile(r"%%|%(?:\([^)]*\))?[-+ #0]*\d*(?:\.\d+)?[sdifuxrcge]")
+PRINTF = re.compile(r"%%|%(?:\([^)]*\))?[-+ #0]*\d*(?:\.\d*)?[sdifuxrcge]")
 FIELD = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
 
 
