@@ -88,6 +88,14 @@ class RealSnippets(unittest.TestCase):
     def cond(name: str) -> str:
         return f"isIntegralType({name}_lengths.scalar_type(), false)"
 
+    def test_an_argument_right_after_a_comma(self):
+        # aten/src/ATen/native/nested/NestedTensorUtils.cpp:77 (2.6.0): no space after the comma.
+        snippet = (
+            'TORCH_CHECK(chunks > 0,"chunk expects `chunks` to be greater than 0, got: ", chunks);'
+        )
+        template = "chunk expects `chunks` to be greater than 0, got: {}"
+        self.assertEqual(found(snippet), [(1, "TORCH_CHECK", template, "chunks > 0")])
+
     def test_escaped_quotes_stay_inside_their_literal(self):
         # aten/src/ATen/native/SpectralOps.cpp:130 (2.6.0)
         snippet = 'TORCH_CHECK(false, "Invalid normalization mode: \\"", *norm, "\\"")\n'
@@ -107,6 +115,9 @@ class SyntheticSnippets(unittest.TestCase):
     def test_wide_and_unicode_prefixes_and_raw_strings(self):
         snippet = 'TORCH_CHECK(ok, L"wide ", u"utf16 ", U"utf32 ", R"(raw)", "" "end");\n'
         self.assertEqual(found(snippet), [(1, "TORCH_CHECK", "wide utf16 utf32 rawend", "ok")])
+
+    def test_an_unlisted_escape_is_its_character(self):
+        self.assertEqual(found('AT_ERROR("why\\?");'), [(1, "AT_ERROR", "why?", "")])
 
     def test_comparison_checks_have_no_message_arguments(self):
         for macro in ("NE", "LE", "LT", "GE", "GT"):
