@@ -1,5 +1,6 @@
 """The command tests' base case (test_command_*.py): a scratch folder, the environment restored
-after each test, and `exits` for what a command refuses with common.Exit."""
+after each test, `exits` for what a command refuses with common.Exit, and `script` for a
+stand-in executable (synthetic)."""
 import os
 import shutil
 import tempfile
@@ -22,6 +23,17 @@ class Scratch(unittest.TestCase):
             function(*args)
         self.assertEqual(caught.exception.code, code)
         return str(caught.exception.message)
+
+    def script(self, name: str, body: str, first_on_path: bool = False) -> str:
+        """An executable shell script TMP/bin/NAME; TMP/bin put first on PATH if asked."""
+        path = os.path.join(self.tmp, "bin", name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        if first_on_path:
+            os.environ["PATH"] = f"{os.path.dirname(path)}:{os.environ['PATH']}"
+        return path
 
 
 class Unbuilt(Scratch):

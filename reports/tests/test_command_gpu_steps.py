@@ -20,18 +20,7 @@ from torchplace import schema
 from torchplace.command import common, gpu, run
 
 
-class Scratch(command_scratch.Scratch):
-    def script(self, name: str, body: str) -> str:
-        """An executable shell script TMP/bin/NAME, TMP/bin put first on PATH."""
-        path = Path(self.tmp) / "bin" / name
-        path.parent.mkdir(exist_ok=True)
-        path.write_text("#!/bin/sh\n" + body, encoding="utf-8")
-        path.chmod(0o755)
-        os.environ["PATH"] = f"{path.parent}:{os.environ['PATH']}"
-        return str(path)
-
-
-class DepsRuntime(Scratch):
+class DepsRuntime(command_scratch.Scratch):
     """.deps' libbenchmark (synthetic bytes) against a libstdc++ a fake c++ names."""
 
     def deps(self, needs: bytes) -> Path:
@@ -43,7 +32,11 @@ class DepsRuntime(Scratch):
     def test_the_compilers_libstdcxx_is_read(self) -> None:
         libstdcxx = Path(self.tmp) / "libstdc++.so.6"
         libstdcxx.write_bytes(b"\0GLIBCXX_3.4.29\0")
-        self.script("c++", f'[ "$1" = -print-file-name=libstdc++.so.6 ] && echo {libstdcxx}\n')
+        self.script(
+            "c++",
+            f'[ "$1" = -print-file-name=libstdc++.so.6 ] && echo {libstdcxx}\n',
+            first_on_path=True,
+        )
         message = self.exits(schema.EXIT_ENV, gpu.check_deps_runtime, self.deps(b"GLIBCXX_3.4.30"))
         self.assertIn(f"needs GLIBCXX_3.4.30, which this machine's {libstdcxx} lacks", message)
 
@@ -60,7 +53,7 @@ class DepsRuntime(Scratch):
                 gpu.check_deps_runtime(deps)
 
 
-class Preflight(Scratch):
+class Preflight(command_scratch.Scratch):
     def test_no_libtorch_is_refused_first(self) -> None:
         for variable in ("Torch_DIR", "CMAKE_PREFIX_PATH"):
             os.environ.pop(variable, None)
@@ -70,7 +63,11 @@ class Preflight(Scratch):
             self.assertIn("no LibTorch", self.exits(schema.EXIT_ENV, gpu.preflight, Path(self.tmp)))
 
     def test_the_gpus_are_listed_and_flushed(self) -> None:
-        self.script("nvidia-smi", 'echo "name, driver_version, memory.total [MiB]"\necho "$1"\n')
+        self.script(
+            "nvidia-smi",
+            'echo "name, driver_version, memory.total [MiB]"\necho "$1"\n',
+            first_on_path=True,
+        )
         os.environ["CMAKE_PREFIX_PATH"] = "/synthetic/libtorch"
         stdout = mock.Mock(spec=io.StringIO(), wraps=io.StringIO())
         with mock.patch.object(common, "root", return_value=Path(self.tmp)), mock.patch.object(
@@ -94,7 +91,7 @@ CTEST_LOG = [f"Test #{n}: synthetic.{n} ...***Failed" for n in range(3)] + [
 ]
 
 
-class Ctest(Scratch):
+class Ctest(command_scratch.Scratch):
     def ctest(self, name: str, code: int, log_file: IO[str]) -> List[str]:
         os.environ["TORCHPLACE_BUILD_DIR"] = "/synthetic/build"
         ran: List[List[str]] = []
@@ -130,7 +127,7 @@ class Ctest(Scratch):
         self.assertEqual(stderr.getvalue().splitlines(), CTEST_LOG[-15:])
 
 
-class Actions(Scratch):
+class Actions(command_scratch.Scratch):
     """Each step's action given OUT, the options and the step's log (a synthetic stream)."""
 
     def test_each_action_gets_its_arguments(self) -> None:
@@ -162,7 +159,9 @@ class Actions(Scratch):
         ran.assert_called_once_with(target, log_file)
 
     def test_a_hook_runs_every_step(self) -> None:
-        hook = self.script("hook", 'echo "step $1 into $2"; [ "$1" != probe ]\n')
+        hook = self.script(
+            "hook", 'echo "step $1 into $2"; [ "$1" != probe ]\n', first_on_path=True
+        )
         os.environ["TORCHPLACE_GPU_STEP"] = hook
         plan = gpu.plan(run.Options(Path(self.tmp)))
         self.assertEqual([step.name for step in plan], list(gpu.STEPS))
@@ -175,7 +174,7 @@ class Actions(Scratch):
         self.assertEqual(said, [f"step {name} into {self.tmp}" for name in gpu.STEPS])
 
 
-class Gate(Scratch):
+class Gate(command_scratch.Scratch):
     def test_the_gates_first_lines_are_shown_and_out_packed(self) -> None:
         out = Path(self.tmp)
         (out / "results.json").write_text("{}", encoding="utf-8")  # synthetic: no cells

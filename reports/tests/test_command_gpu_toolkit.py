@@ -27,17 +27,7 @@ Build cuda_12.4.r12.4/compiler.34097967_0
 """
 
 
-class Scratch(command_scratch.Scratch):
-    def script(self, name: str, body: str) -> str:
-        """An executable shell script TMP/bin/NAME."""
-        path = Path(self.tmp) / "bin" / name
-        path.parent.mkdir(exist_ok=True)
-        path.write_text("#!/bin/sh\n" + body, encoding="utf-8")
-        path.chmod(0o755)
-        return str(path)
-
-
-class Environment(Scratch):
+class Environment(command_scratch.Scratch):
     def test_nothing_is_installed_and_the_build_folder_defaults(self) -> None:
         os.environ.pop("TORCHPLACE_BUILD_DIR", None)
         os.environ["TORCHPLACE_NO_INSTALL"] = "0"
@@ -62,7 +52,7 @@ class Environment(Scratch):
                 self.assertEqual(gpu.major_minor(text), "")
 
 
-class NvccRelease(Scratch):
+class NvccRelease(command_scratch.Scratch):
     def test_the_release_line_is_read(self) -> None:
         nvcc = self.script(
             "nvcc", f'[ "$1" = --version ] || exit 9\ncat <<EOF\n{NVCC_VERSION}EOF\n'
@@ -74,7 +64,7 @@ class NvccRelease(Scratch):
         self.assertEqual(gpu.nvcc_release(nvcc), "")
 
 
-class ToolkitArgs(Scratch):
+class ToolkitArgs(command_scratch.Scratch):
     """toolkit_args for a CUDA torch, the toolkit a folder made here; torch_info's answers are
     synthetic paths."""
 
@@ -135,7 +125,7 @@ class ToolkitArgs(Scratch):
         self.assertIn(said, self.printed.getvalue())
 
 
-class FindNvccSays(Scratch):
+class FindNvccSays(command_scratch.Scratch):
     """What find_nvcc prints about the nvcc it takes (synthetic paths and releases)."""
 
     def find(self, cuda: str) -> List[str]:
