@@ -5,6 +5,8 @@ import contextlib
 import io
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -83,6 +85,17 @@ class RealMessages(unittest.TestCase):
         measured = json.loads(self.data.read_text())["measured"]
         self.assertEqual(measured, {"after": FIGURES, "before": FIGURES})
 
+    def test_record_writes_the_file_readably(self):
+        # A SYNTHETIC message with a non-ASCII sign: kept as written, one-space indents.
+        doc = {"schema": "torchplace.real_messages/1", "entries": ENTRIES[:]}
+        doc["entries"][4] = entry("held_out", "\u00d7 synthetic: HostSync", "HostSync")
+        self.write(doc)
+        self.assertEqual(self.main("--record")[0], EXIT_OK)
+        text = self.data.read_text(encoding="utf-8")
+        self.assertIn('"message": "\u00d7 synthetic: HostSync"', text)
+        self.assertEqual(text.splitlines()[1], ' "schema": "torchplace.real_messages/1",')
+        self.assertTrue(text.endswith("}\n"))
+
     def test_check_fails_when_the_figures_differ_from_the_recorded(self):
         self.main("--record")
         doc = json.loads(self.data.read_text())
@@ -96,7 +109,9 @@ class RealMessages(unittest.TestCase):
     def test_bad_arguments(self):
         for argv in (["--before", self.classifier], ["extra"], ["--record", "--before"]):
             with self.subTest(argv=argv):
-                self.assertEqual(self.main(*argv)[0], EXIT_USAGE)
+                code, _, err = self.main(*argv)
+                self.assertEqual(code, EXIT_USAGE)
+                self.assertIn("usage: real_messages.py", err)  # the usage, shown
 
     def test_bad_entries_are_named(self):
         cases = [
@@ -130,6 +145,24 @@ class RealMessages(unittest.TestCase):
                     code, _, err = self.main()
                 self.assertEqual(code, EXIT_ENV)
                 self.assertIn(problem, err)
+
+    def test_run_as_a_script(self):
+        # Its exit code is main()'s on the arguments after the script's name.
+        env = {k: v for k, v in os.environ.items() if k != "TORCHPLACE_CLASSIFY"}
+        for argv, code, problem in (
+            ([], EXIT_ENV, "TORCHPLACE_CLASSIFY is not set"),
+            (["extra"], EXIT_USAGE, "usage: real_messages.py"),
+        ):
+            with self.subTest(argv=argv):
+                run = subprocess.run(
+                    [sys.executable, real_messages.__file__, *argv],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                )
+                self.assertEqual(run.returncode, code)
+                self.assertIn(problem, run.stderr)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import contextlib
 import gzip
 import io
 import json
+import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -98,6 +100,13 @@ class Trees(unittest.TestCase):
         self.assertEqual(rows[-1]["at"], "torch/nn/f.py:2")
         self.assertEqual(rows[-1]["by"], "ValueError")
 
+    def test_a_tree_without_aten_or_include_is_no_wheel(self):
+        # Only torch/'s Python: read as a source tree, its paths from the tree's root.
+        python_only = make(self.tmp / "py", {"torch/nn/f.py": TREE["torch/nn/f.py"]})
+        self.assertFalse(source_strings.is_wheel(python_only))
+        rows = source_strings.strings("9.9", python_only)
+        self.assertEqual([r["at"] for r in rows], ["torch/nn/f.py:2"])
+
     def test_wheel_rows_are_placed_under_torch(self):
         rows = source_strings.strings("9.9", self.wheel)
         self.assertEqual(
@@ -116,6 +125,8 @@ class Trees(unittest.TestCase):
         self.assertEqual(
             header["versions"], {"9.9": source_strings.TREE, "9.10": source_strings.WHEEL}
         )
+        for line in lines:  # keys sorted: the same bytes whatever order the code builds them in
+            self.assertEqual(line, json.dumps(json.loads(line), sort_keys=True))
         rows = [json.loads(line) for line in lines[1:]]
         self.assertEqual([r["v"] for r in rows], ["9.9"] * 5 + ["9.10"] * 3)
         self.assertIn("synthetic: a and b on two devices: ", families)
@@ -160,7 +171,7 @@ class Main(unittest.TestCase):
         self.assertFalse(self.data.exists())
 
     def test_write_then_check(self):
-        self.assertEqual(self.main(f"9.9={self.tree}")[0], EXIT_OK)
+        self.assertEqual(self.main(f"9.9={self.tree}"), (EXIT_OK, "", ""))  # a write: no check
         data, families = source_strings.render({"9.9": self.tree})
         self.assertEqual(self.data.read_bytes(), data)
         self.assertEqual(self.families.read_text(), families)
@@ -178,6 +189,18 @@ class Main(unittest.TestCase):
         code, _, err = self.main("--check", f"9.9={self.tree}")
         self.assertEqual(code, EXIT_FAIL)
         self.assertIn("source_strings.jsonl.gz, fam.inc differ", err)
+
+    def test_run_as_a_script(self):
+        # Its exit code is main()'s on the arguments after the script's name (a skip here).
+        absent = self.tmp / "absent"
+        run = subprocess.run(
+            [sys.executable, source_strings.__file__, "--check", f"9.9={absent}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        self.assertEqual(run.returncode, EXIT_SKIP)
+        self.assertIn(f"SKIP: no source tree for 9.9 ({absent})", run.stderr)
 
 
 if __name__ == "__main__":
