@@ -34,9 +34,7 @@ def result_cell(ident, device="cpu", category="passed", status="pass", **more):
 class Categorise(unittest.TestCase):
     def test_a_skip_without_reason_says_so(self):
         cell = matrix.categorise("skipped", "skip", "", "s/broken")
-        self.assertEqual(
-            cell, matrix.Cell(matrix.SKIPPED, "skipped (no reason given)", "s/broken")
-        )
+        self.assertEqual(cell, matrix.Cell(matrix.SKIPPED, "skipped (no reason given)", "s/broken"))
 
     def test_a_skip_keeps_its_reason(self):
         cell = matrix.categorise("skipped", "skip", "needs CUDA", "s/broken")
@@ -45,15 +43,11 @@ class Categorise(unittest.TestCase):
     def test_a_failure_without_text_shows_its_status(self):
         for category in ("failed", "not_run"):
             cell = matrix.categorise(category, "fail", "", "s/fixed")
-            self.assertEqual(
-                cell, matrix.Cell(matrix.UNEXPECTED, "status 'fail'", "s/fixed")
-            )
+            self.assertEqual(cell, matrix.Cell(matrix.UNEXPECTED, "status 'fail'", "s/fixed"))
 
     def test_a_failure_keeps_its_text(self):
         cell = matrix.categorise("failed", "fail", "AssertionError", "s/fixed")
-        self.assertEqual(
-            cell, matrix.Cell(matrix.UNEXPECTED, "AssertionError", "s/fixed")
-        )
+        self.assertEqual(cell, matrix.Cell(matrix.UNEXPECTED, "AssertionError", "s/fixed"))
 
     def test_evidence_keeps_its_detail_even_empty(self):
         cell = matrix.categorise("expected_error", "pass", "", "s/broken")
@@ -126,9 +120,7 @@ class FromVersionMatrix(unittest.TestCase):
     def test_a_version_without_the_cell_is_skipped_with_its_status(self):
         grid = self.grid(version_cell("s/fixed", "cpu", **{"1.0.0": ENTRY}))
         row = "s · variant=fixed"
-        failed = matrix.Cell(
-            matrix.SKIPPED, "LibTorch 2.0.0: build_failed (error: x)", "s/fixed"
-        )
+        failed = matrix.Cell(matrix.SKIPPED, "LibTorch 2.0.0: build_failed (error: x)", "s/fixed")
         self.assertEqual(grid.cells[(row, "2.0.0 · cpu")], failed)
         absent = matrix.Cell(matrix.SKIPPED, "LibTorch 3.0.0: not_run", "s/fixed")
         self.assertEqual(grid.cells[(row, "3.0.0 · cpu")], absent)
@@ -142,18 +134,10 @@ class FromVersionMatrix(unittest.TestCase):
             version_cell("t/fixed", "cpu", **{"1.0.0": ENTRY, "2.0.0": passed}),
         )
         s, t = "s · variant=fixed", "t · variant=fixed"
-        found = {
-            key: (c.category, c.detail, c.cell_id) for key, c in grid.cells.items()
-        }
-        self.assertEqual(
-            found[(s, "1.0.0 · cpu")], (matrix.UNEXPECTED, "boom", "s/fixed")
-        )
-        self.assertEqual(
-            found[(s, "2.0.0 · cpu")], (matrix.UNEXPECTED, "c10::Error", "s/fixed")
-        )
-        self.assertEqual(
-            found[(t, "1.0.0 · cpu")], (matrix.UNEXPECTED, "status 'fail'", "t/fixed")
-        )
+        found = {key: (c.category, c.detail, c.cell_id) for key, c in grid.cells.items()}
+        self.assertEqual(found[(s, "1.0.0 · cpu")], (matrix.UNEXPECTED, "boom", "s/fixed"))
+        self.assertEqual(found[(s, "2.0.0 · cpu")], (matrix.UNEXPECTED, "c10::Error", "s/fixed"))
+        self.assertEqual(found[(t, "1.0.0 · cpu")], (matrix.UNEXPECTED, "status 'fail'", "t/fixed"))
         self.assertEqual(found[(t, "2.0.0 · cpu")], (matrix.PASSED, "", "t/fixed"))
 
 
@@ -161,10 +145,7 @@ def grid_of(*cells):
     """A synthetic grid of (row, column, category, detail); rows and columns in the order given."""
     rows = sorted({c[0] for c in cells})
     columns = sorted({c[1] for c in cells})
-    made = {
-        (r, c): matrix.Cell(category, detail, f"{r}/{c}")
-        for r, c, category, detail in cells
-    }
+    made = {(r, c): matrix.Cell(category, detail, f"{r}/{c}") for r, c, category, detail in cells}
     return matrix.Grid("synthetic", rows, columns, made)
 
 
@@ -185,9 +166,7 @@ class GridTotals(unittest.TestCase):
         kinds += [matrix.SKIPPED, matrix.SKIPPED, matrix.UNEXPECTED, matrix.UNEXPECTED]
         grid = grid_of(*[(f"r{i}", "cpu", kind, "") for i, kind in enumerate(kinds)])
         expected = dict.fromkeys(matrix.CATEGORIES, 1)
-        expected.update(
-            {matrix.EXPECTED_ERROR: 2, matrix.SKIPPED: 2, matrix.UNEXPECTED: 2}
-        )
+        expected.update({matrix.EXPECTED_ERROR: 2, matrix.SKIPPED: 2, matrix.UNEXPECTED: 2})
         self.assertEqual(grid.counts(), expected)
         self.assertEqual(grid.evidence(), (4, 7))
 

@@ -25,9 +25,7 @@ BENCH_FIELDS = {  # each bench-derived field of Analysis and its empty value
 }
 MATRIX = {  # a synthetic matrix.json: one version, one cell
     "versions": [{"version": "1.0.0", "status": "ok"}],
-    "cells": [
-        cell("s/fixed", by_version={"1.0.0": {"category": "passed", "status": "pass"}})
-    ],
+    "cells": [cell("s/fixed", by_version={"1.0.0": {"category": "passed", "status": "pass"}})],
 }
 
 
@@ -46,12 +44,8 @@ class Analyse(unittest.TestCase):
 
     def test_small_tensor_bars_in_milliseconds_per_batch(self):
         name = "small_tensors/direction:h2d/strategy:loop/count:1000/bytes:4096"
-        result = analyse(
-            bench_data=load_bench([entry(name, real_time=2e6)])
-        )  # 2e6 ns = 2 ms
-        self.assertEqual(
-            list(result.small), ["small_tensors, h2d: 1000 tensors × 4 KiB"]
-        )
+        result = analyse(bench_data=load_bench([entry(name, real_time=2e6)]))  # 2e6 ns = 2 ms
+        self.assertEqual(list(result.small), ["small_tensors, h2d: 1000 tensors × 4 KiB"])
         (spread,) = result.small.values()
         self.assertEqual(list(spread), ["loop"])
         for value in spread["loop"]:
@@ -109,10 +103,7 @@ def drawer(name):
 class Figures(unittest.TestCase):
     def figures_of(self, result):
         plots = types.SimpleNamespace(
-            **{
-                n: drawer(n)
-                for n in ("transfer_bandwidth", "pinned_pageable", "small_tensors")
-            },
+            **{n: drawer(n) for n in ("transfer_bandwidth", "pinned_pageable", "small_tensors")},
             cpu_copy=drawer("cpu_copy"),
             batch_mover=drawer("batch_mover"),
         )
@@ -128,9 +119,7 @@ class Figures(unittest.TestCase):
 
     def test_each_figure_drawn_from_its_values(self):
         result = analyse(results([cell("s/fixed")]), matrix=MATRIX)
-        values = {
-            n: [n] for n in ("curves", "ratios", "small", "cpu_curves", "mover_rows")
-        }
+        values = {n: [n] for n in ("curves", "ratios", "small", "cpu_curves", "mover_rows")}
         for name, value in values.items():
             setattr(result, name, value)
         expected = {
