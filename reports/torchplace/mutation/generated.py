@@ -11,6 +11,7 @@ the rest by a hash of the seed and the id (CI: the commit hash, so every submiss
 mutants); with --budget-s N no mutant starts that would end past N seconds by the longest of its
 kind so far (the baseline counts). Python mutants run as pytests.py says: traced and cached
 without a budget, every test of the kill set (each killer checked unmutated) with one.
+C++ mutants without a budget share one build per file where they can (schema_runs.py).
 The ledger (ledger.py) decides which survivors fail the run. --shard K/N runs one N-th of the
 set; --from-records FILE,... --write-ledger FILE writes the ledger from the shards' --out files.
 Each mutant ends: killed (a selected test failed), timeout (a test ran past its deadline: counted
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set
 
 from torchplace.mutation import ledger as records_file
-from torchplace.mutation import operators_cpp, operators_py, scope
+from torchplace.mutation import operators_cpp, operators_py, schema_runs, scope
 from torchplace.mutation import scratch as scratch_module
 from torchplace.mutation.ledger import check_equivalents, load_equivalents, load_ledger
 from torchplace.mutation.operators_cpp import Mutant
@@ -211,6 +212,25 @@ def untriaged_record(mutant: Mutant) -> Dict[str, Any]:
     }
 
 
+def cuda_judged(scratch: Scratch, binary: str) -> bool:
+    """Whether this binary's mutants are judged with CUDA: built with it, and a GPU here."""
+    return scratch.defines("TORCHPLACE_WITH_CUDA", binary) and gpu_present()
+
+
+def skipped(scratch: Scratch, mutant: Mutant, known: bool, ledger: dict) -> Optional[dict]:
+    """The record of a mutant this run does not try (a known survivor in a sample, one only a
+    CUDA build kills, one in code this build does not compile), or None."""
+    if known:
+        return untriaged_record(mutant)
+    binary = scope.CPP[mutant.path][0] if is_cpp(mutant) else ""
+    # before not_built: kept
+    if ledger.get(mutant.id) == "killed_cuda" and not (binary and cuda_judged(scratch, binary)):
+        return needs_cuda_record(mutant)
+    if mutant.needs and not scratch.compiles(mutant):
+        return not_built_record(mutant)
+    return None
+
+
 def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict) -> int:
     started = time.monotonic()
     # A CI step cancelled mid-mutant: the `finally` of try_mutant still restores the file.
@@ -223,19 +243,17 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
     baseline(scratch, [m for m in chosen if not (skip_known and m.id in known)])
     records: List[Dict[str, Any]] = []
     guess, timed = dict(FIRST_GUESS_S), set()  # type: Dict[str, float], Set[str]
+    unrun = {m.id: skipped(scratch, m, skip_known and m.id in known, ledger) for m in chosen}
+    # a full measurement (no budget): a file's C++ mutants share one schema build where they can
+    to_build = [m for m in chosen if is_cpp(m) and unrun[m.id] is None]
+    schema_records = {} if lazy else schema_runs.run_all(scratch, to_build)
     for mutant in chosen:
         kind = scope.CPP[mutant.path][0] if is_cpp(mutant) else "py"  # its binary, or py
-        if skip_known and mutant.id in known:
-            records.append(untriaged_record(mutant))
+        not_tried = unrun[mutant.id]
+        if not_tried is not None:
+            records.append(not_tried)
             continue
-        # judged with CUDA: built with it, and a GPU here to run its tests
-        cuda = kind != "py" and scratch.defines("TORCHPLACE_WITH_CUDA", kind) and gpu_present()
-        if ledger.get(mutant.id) == "killed_cuda" and not cuda:  # before not_built: kept
-            records.append(needs_cuda_record(mutant))
-            continue
-        if mutant.needs and not scratch.compiles(mutant):
-            records.append(not_built_record(mutant))
-            continue
+        cuda = kind != "py" and cuda_judged(scratch, kind)
         spent = time.monotonic() - started
         # --in-tree: once a C++ mutant ran, the restored checkout's binaries are rebuilt at the
         # end, about one mutant's rebuild each, which the budget keeps room for
@@ -244,7 +262,7 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
         if args.budget_s is not None and spent + guess[kind] + restore > args.budget_s:
             continue  # would end past the budget; a cheaper kind may still fit
         record = {"id": mutant.id, "old": mutant.old, "new": mutant.new}
-        record.update(try_mutant(scratch, mutant))
+        record.update(schema_records.get(mutant.id) or try_mutant(scratch, mutant))
         if cuda:  # a kill here may need CUDA's tests: the ledger says killed_cuda
             record["cuda"] = True
         if "seconds" in record:  # the longest of its kind so far replaces the first guess

@@ -72,16 +72,17 @@ class Scratch:
         configure(self.tree, self.build_dir)
 
     def build(
-        self, binaries: Iterable[str], timeout_s: float = BUILD_TIMEOUT_S
+        self, binaries: Iterable[str], timeout_s: float = BUILD_TIMEOUT_S, tail: int = 6000
     ) -> Tuple[bool, str]:
-        """(ok, output tail) of building these kill-set binaries; past the deadline: not ok."""
+        """(ok, output's last `tail` characters) of building these kill-set binaries; past the
+        deadline: not ok."""
         args = ["cmake", "--build", str(self.build_dir), "-j", str(self.jobs), "--target"]
         args += sorted(set(binaries))
         try:
             code, output = run_group(args, timeout_s)
         except subprocess.TimeoutExpired:
             return False, f"build timed out after {timeout_s:.0f} s"
-        return code == 0, output[-6000:]
+        return code == 0, output[-tail:]
 
     def defines(self, macro: str, binary: str = scope.HARNESS_TESTS) -> bool:
         """Whether the kill-set binary is compiled with `macro` on (-DNAME=1 or -DNAME in its
@@ -100,14 +101,24 @@ class Scratch:
         binary = scope.CPP[mutant.path][0]
         return macros.macro_on(self.build_dir, self.tree / mutant.path, binary, mutant.needs)
 
-    def gtest(self, binary: str, pattern: str) -> Tuple[str, str]:
-        """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test)."""
+    def gtest(
+        self, binary: str, pattern: str, env: Optional[Dict[str, str]] = None
+    ) -> Tuple[str, str]:
+        """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test);
+        `env`: added to this process's environment (a schema's chosen mutant)."""
         report = Path(tempfile.gettempdir()) / f"torchplace-generated-{os.getpid()}.json"
         report.unlink(missing_ok=True)
         program = self.build_dir / scope.BINARIES[binary] / binary
         command = [str(program), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
+        command.append("--gtest_fail_fast")  # a kill needs one failure: the rest is not run
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=TEST_TIMEOUT_S)
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                timeout=TEST_TIMEOUT_S,
+                env={**os.environ, **(env or {})},
+            )
         except subprocess.TimeoutExpired:
             return "timeout", f"past {TEST_TIMEOUT_S} s"
         if not report.is_file():

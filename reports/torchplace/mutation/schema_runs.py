@@ -1,0 +1,80 @@
+"""A C++ file's mutants judged through one schema build (schemata.py) in a Scratch: the schema
+is built numbered until it compiles (a copy a compile error names leaves it), rebuilt with the
+original line numbers, seen passing its kill set with no mutant chosen, then each mutant's kill
+set runs with TORCHPLACE_MUTANT set. What the schema cannot hold is left to the one-by-one path
+(scratch.try_mutant), which also records a mutant that does not compile as a build failure."""
+import time
+from collections import defaultdict
+from typing import Dict, List
+
+from torchplace.mutation import schemata, scope
+from torchplace.mutation.operators_cpp import Mutant
+from torchplace.mutation.scratch import Scratch, log, write_fresh
+
+MAX_ROUNDS = 4  # numbered builds; each drops every copy an error names
+ERRORS_KEPT = 2_000_000  # characters of a failed build's output: every error, to name its copy
+MIN_MUTANTS = 3  # fewer in a file: two schema builds cost more than one build a mutant
+STATUS = {"fail": "killed", "pass": "survived", "timeout": "timeout"}  # gtest's "empty": survived
+
+
+def _compiling(scratch: Scratch, path: str, text: str, numbered: Dict[int, Mutant]) -> bool:
+    """Drops from `numbered` the copies that do not compile; whether the rest build."""
+    binary = scope.CPP[path][0]
+    for _ in range(MAX_ROUNDS):
+        if not numbered:
+            return False
+        write_fresh(scratch.tree / path, schemata.schema(text, numbered, by_number=True))
+        ok, output = scratch.build([binary], tail=ERRORS_KEPT)
+        if ok:
+            return True
+        named, outside = schemata.error_copies(output, path)
+        if outside or not named & set(numbered):
+            log(f"schema of {path}: an error outside the mutants' copies; one by one instead")
+            return False
+        for number in named:
+            numbered.pop(number, None)
+    return False
+
+
+def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, dict]:
+    """The records of the file's mutants the schema judged, by id (none where it cannot)."""
+    file = scratch.tree / path
+    pristine = file.read_text()
+    held = schemata.placeable(pristine, mutants)
+    numbered = {number: m for number, m in enumerate(mutants) if m in held}
+    binary, pattern = scope.CPP[path]
+    started = time.monotonic()
+    try:
+        if not _compiling(scratch, path, pristine, numbered):
+            return {}
+        write_fresh(file, schemata.schema(pristine, numbered))
+        ok, output = scratch.build([binary])
+        verdict, detail = scratch.gtest(binary, pattern) if ok else ("unbuilt", output[-400:])
+        if verdict != "pass":
+            log(f"schema of {path}, no mutant chosen: {verdict} ({detail[:200]}); one by one")
+            return {}
+        share = (time.monotonic() - started) / len(numbered)  # the builds, shared
+        records = {}
+        for number, mutant in numbered.items():
+            began = time.monotonic()
+            verdict, detail = scratch.gtest(binary, pattern, {schemata.ENV: str(number)})
+            seconds = round(time.monotonic() - began + share, 1)
+            status = STATUS.get(verdict, "survived")
+            records[mutant.id] = {"status": status, "detail": detail, "seconds": seconds}
+            records[mutant.id]["schema"] = True
+        log(f"schema of {path}: {len(records)} of {len(mutants)} mutant(s) judged")
+        return records
+    finally:
+        write_fresh(file, pristine)
+
+
+def run_all(scratch: Scratch, mutants: List[Mutant]) -> Dict[str, dict]:
+    """run_file for each file with MIN_MUTANTS or more of these (C++) mutants."""
+    by_file: Dict[str, List[Mutant]] = defaultdict(list)
+    for mutant in mutants:
+        by_file[mutant.path].append(mutant)
+    records: Dict[str, dict] = {}
+    for path, group in by_file.items():
+        if len(group) >= MIN_MUTANTS:
+            records.update(run_file(scratch, path, group))
+    return records
