@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import tempfile
 import unittest
+from dataclasses import replace
 from pathlib import Path
 from unittest import mock
 
@@ -76,6 +77,15 @@ class Bodies(unittest.TestCase):
         # constexpr bodies, namespace-scope tables and signatures are built one by one
         self.assertFalse(lines & {6, 7, 8, 10, 19, 20}, lines)  # 20: the line of `{`
         self.assertTrue({12, 15, 22, 23, 25, 29, 33, 34, 35} <= lines, lines)
+
+
+class ByFile(unittest.TestCase):
+    def test_a_file_with_too_few_mutants_is_built_one_by_one(self):
+        mutants = operators_cpp.mutants_of("demo.cpp", PROGRAM)
+        few = [replace(m, path="few.cpp") for m in mutants[: schema_runs.MIN_MUTANTS - 1]]
+        groups = schema_runs.by_file(mutants + few)
+        self.assertEqual(list(groups), ["demo.cpp"])
+        self.assertEqual(groups["demo.cpp"], mutants)
 
 
 @unittest.skipUnless(shutil.which("g++"), "g++ is not installed: nothing to build a schema with")

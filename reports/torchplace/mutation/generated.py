@@ -245,8 +245,9 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
     guess, timed = dict(FIRST_GUESS_S), set()  # type: Dict[str, float], Set[str]
     unrun = {m.id: skipped(scratch, m, skip_known and m.id in known, ledger) for m in chosen}
     # a full measurement (no budget): a file's C++ mutants share one schema build where they can
-    to_build = [m for m in chosen if is_cpp(m) and unrun[m.id] is None]
-    schema_records = {} if lazy else schema_runs.run_all(scratch, to_build)
+    # (each file's schema is built when the loop reaches its first mutant: --out keeps it)
+    groups = schema_runs.by_file([m for m in chosen if is_cpp(m) and unrun[m.id] is None])
+    schema_records: Dict[str, dict] = {}
     for mutant in chosen:
         kind = scope.CPP[mutant.path][0] if is_cpp(mutant) else "py"  # its binary, or py
         not_tried = unrun[mutant.id]
@@ -262,6 +263,10 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
         if args.budget_s is not None and spent + guess[kind] + restore > args.budget_s:
             continue  # would end past the budget; a cheaper kind may still fit
         record = {"id": mutant.id, "old": mutant.old, "new": mutant.new}
+        if not lazy and mutant.path in groups:
+            schema_records.update(
+                schema_runs.run_file(scratch, mutant.path, groups.pop(mutant.path))
+            )
         record.update(schema_records.get(mutant.id) or try_mutant(scratch, mutant))
         if cuda:  # a kill here may need CUDA's tests: the ledger says killed_cuda
             record["cuda"] = True

@@ -68,13 +68,9 @@ def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, di
         write_fresh(file, pristine)
 
 
-def run_all(scratch: Scratch, mutants: List[Mutant]) -> Dict[str, dict]:
-    """run_file for each file with MIN_MUTANTS or more of these (C++) mutants."""
-    by_file: Dict[str, List[Mutant]] = defaultdict(list)
+def by_file(mutants: List[Mutant]) -> Dict[str, List[Mutant]]:
+    """The (C++) mutants of each file that has MIN_MUTANTS or more of them."""
+    groups: Dict[str, List[Mutant]] = defaultdict(list)
     for mutant in mutants:
-        by_file[mutant.path].append(mutant)
-    records: Dict[str, dict] = {}
-    for path, group in by_file.items():
-        if len(group) >= MIN_MUTANTS:
-            records.update(run_file(scratch, path, group))
-    return records
+        groups[mutant.path].append(mutant)
+    return {path: group for path, group in groups.items() if len(group) >= MIN_MUTANTS}
