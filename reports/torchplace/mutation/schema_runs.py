@@ -4,8 +4,8 @@ original line numbers, seen passing its kill set with no mutant chosen, then eac
 set runs with TORCHPLACE_MUTANT set. What the schema cannot hold is left to the one-by-one path
 (scratch.try_mutant), which also records a mutant that does not compile as a build failure."""
 import time
-from collections import defaultdict
-from typing import Dict, List
+from collections import Counter, defaultdict
+from typing import Dict, List, Tuple
 
 from torchplace.mutation import schemata, scope
 from torchplace.mutation.operators_cpp import Mutant
@@ -15,6 +15,44 @@ MAX_ROUNDS = 4  # numbered builds; each drops every copy an error names
 ERRORS_KEPT = 2_000_000  # characters of a failed build's output: every error, to name its copy
 MIN_MUTANTS = 3  # fewer in a file: two schema builds cost more than one build a mutant
 STATUS = {"fail": "killed", "pass": "survived", "timeout": "timeout"}  # gtest's "empty": survived
+
+
+class Killers:
+    """The tests of a kill set that killed most mutants so far: a mutant runs them first (a kill
+    there needs no full run). Such a set counts only once seen passing alone with no mutant
+    chosen: a test that leans on an earlier test's state would otherwise kill every mutant."""
+
+    FIRST = 5
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self.alone: Dict[str, bool] = {}  # a first set's filter -> it passes unmutated
+
+    def judge(self, scratch: Scratch, binary: str, pattern: str, number: int) -> Tuple[str, str]:
+        env = {schemata.ENV: str(number)}
+        first = ":".join(name for name, _ in self.counts.most_common(self.FIRST))
+        if first and self.alone.get(first, True):
+            verdict, detail = scratch.gtest(binary, first, env)
+            if verdict in ("fail", "timeout") and self._passes_alone(scratch, binary, first):
+                self._learn(detail)
+                return verdict, detail
+        verdict, detail = scratch.gtest(binary, pattern, env)
+        if verdict == "fail":
+            self._learn(detail)
+        return verdict, detail
+
+    def _passes_alone(self, scratch: Scratch, binary: str, first: str) -> bool:
+        if first not in self.alone:
+            self.alone[first] = scratch.gtest(binary, first)[0] == "pass"
+        return self.alone[first]
+
+    def _learn(self, detail: str) -> None:
+        """gtest's detail: the failed tests' names (not "crashed (...)" nor "exit N")."""
+        names = [name for name in detail.split(", ") if "." in name and " " not in name]
+        self.counts.update(names)
+
+
+KILLERS: Dict[Tuple[str, str], Killers] = {}  # by kill set, for this process's run
 
 
 def _compiling(scratch: Scratch, path: str, text: str, numbered: Dict[int, Mutant]) -> bool:
@@ -54,10 +92,11 @@ def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, di
             log(f"schema of {path}, no mutant chosen: {verdict} ({detail[:200]}); one by one")
             return {}
         share = (time.monotonic() - started) / len(numbered)  # the builds, shared
+        killers = KILLERS.setdefault((binary, pattern), Killers())
         records = {}
         for number, mutant in numbered.items():
             began = time.monotonic()
-            verdict, detail = scratch.gtest(binary, pattern, {schemata.ENV: str(number)})
+            verdict, detail = killers.judge(scratch, binary, pattern, number)
             seconds = round(time.monotonic() - began + share, 1)
             status = STATUS.get(verdict, "survived")
             records[mutant.id] = {"status": status, "detail": detail, "seconds": seconds}
