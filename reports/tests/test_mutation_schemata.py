@@ -3,6 +3,7 @@
 the mutants a schema holds, and, built with g++, each mutant chosen at run time behaves as the
 same mutant built alone, line numbers included; a copy that does not compile is named and leaves
 the schema. The C++ program below is synthetic, written for this test."""
+import json
 import os
 import shutil
 import subprocess
@@ -144,7 +145,13 @@ class RunFile(unittest.TestCase):
         self.tree = Path(tempfile.mkdtemp())
         self.addCleanup(shutil.rmtree, self.tree)
         (self.tree / "demo.cpp").write_text(PROGRAM)
-        self.scratch = mock.Mock(tree=self.tree, build=self.build, gtest=self.gtest)
+        build = self.tree / "build"
+        build.mkdir()
+        command = f"g++ -std=c++17 -o demo.dir/demo.cpp.o -c {self.tree / 'demo.cpp'}"
+        entry = {"file": str(self.tree / "demo.cpp"), "output": "demo.dir/demo.cpp.o"}
+        (build / "compile_commands.json").write_text(json.dumps([entry | {"command": command}]))
+        self.scratch = mock.Mock(tree=self.tree, build=self.build, gtest=self.gtest, jobs=2)
+        self.scratch.build_dir = build
         self.expected = output_of_original(self.tree)
 
     def build(self, binaries, tail=6000):
@@ -165,15 +172,39 @@ class RunFile(unittest.TestCase):
             records = schema_runs.run_file(self.scratch, "demo.cpp", mutants)
         self.assertEqual((self.tree / "demo.cpp").read_text(), PROGRAM)
         held = schemata.placeable(PROGRAM, mutants)
-        self.assertTrue(set(records) < {m.id for m in held})  # the lambda's `return {}` left
+        self.assertEqual(set(records), {m.id for m in held})
         statuses = {r["status"] for r in records.values()}
-        self.assertEqual(statuses, {"killed", "survived"})
-        for mutant in mutants:  # each verdict is the one of the mutant built alone
-            if mutant.id in records:
-                (self.tree / "demo.cpp").write_text(operators_cpp.apply(PROGRAM, mutant))
-                self.assertTrue(self.build(["demo"])[0], mutant.id)
-                alone = "killed" if self.gtest("demo", "*")[0] == "fail" else "survived"
-                self.assertEqual(records[mutant.id]["status"], alone, mutant.id)
+        self.assertEqual(statuses, {"killed", "survived", "build_failure"})
+        for mutant in held:  # each verdict is the one of the mutant built alone
+            (self.tree / "demo.cpp").write_text(operators_cpp.apply(PROGRAM, mutant))
+            built = self.build(["demo"])[0]
+            alone = "killed" if self.gtest("demo", "*")[0] == "fail" else "survived"
+            self.assertEqual(records[mutant.id]["status"], alone if built else "build_failure")
+        # the lambda's `return {}` (29) and printf's arguments swapped (34): dropped from the
+        # schema, then compiled alone
+        failed = [m.line for m in held if records[m.id]["status"] == "build_failure"]
+        self.assertEqual(failed, [29, 34])
+
+    def test_alone_only_what_does_not_compile_alone(self):
+        mutants = operators_cpp.mutants_of("demo.cpp", PROGRAM)
+        good = next(m for m in mutants if m.line == 25)  # any mutant of `acc.add(...)` compiles
+        bad = next(m for m in mutants if m.line == 29 and m.new.strip() == "return {};")
+        empty = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, empty)
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(empty)
+        with mock.patch.dict(scope.CPP, {"demo.cpp": ("demo", "*")}):
+            found = schema_runs.alone_failures(self.scratch, "demo.cpp", [good, bad])
+            self.assertEqual(list(found), [bad.id])
+            self.assertEqual(os.listdir(empty), [])  # checked, not compiled: nothing written
+            self.assertEqual(found[bad.id]["status"], "build_failure")
+            # flags under which even the unmutated file fails: no mutant is judged by them
+            commands = self.scratch.build_dir / "compile_commands.json"
+            entries = json.loads(commands.read_text())
+            entries[0]["command"] = entries[0]["command"].replace("g++", "g++ -include none.h", 1)
+            commands.write_text(json.dumps(entries))
+            self.scratch.build_dir = self.scratch.build_dir.rename(self.tree / "other")
+            self.assertEqual(schema_runs.alone_failures(self.scratch, "demo.cpp", [bad]), {})
 
     def test_a_schema_failing_unmutated_judges_nothing(self):
         self.expected = "-1"  # the kill set fails with no mutant chosen

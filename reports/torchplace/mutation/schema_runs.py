@@ -3,17 +3,20 @@ is built numbered until it compiles (a copy a compile error names leaves it), re
 original line numbers, seen passing its kill set with no mutant chosen, then each mutant's kill
 set runs with TORCHPLACE_MUTANT set. What the schema cannot hold is left to the one-by-one path
 (scratch.try_mutant), which also records a mutant that does not compile as a build failure."""
+import subprocess
 import time
 from collections import Counter, defaultdict
-from typing import Dict, List, Tuple
+from concurrent.futures import ThreadPoolExecutor
+from typing import Dict, List, Optional, Tuple
 
-from torchplace.mutation import schemata, scope
+from torchplace.mutation import macros, operators_cpp, schemata, scope
 from torchplace.mutation.operators_cpp import Mutant
 from torchplace.mutation.scratch import Scratch, log, write_fresh
 
 MAX_ROUNDS = 4  # numbered builds; each drops every copy an error names
 ERRORS_KEPT = 2_000_000  # characters of a failed build's output: every error, to name its copy
 MIN_MUTANTS = 3  # fewer in a file: two schema builds cost more than one build a mutant
+SYNTAX_S = 600  # one -fsyntax-only compile of a file (LibTorch's headers) on a loaded runner
 STATUS = {"fail": "killed", "pass": "survived", "timeout": "timeout"}  # gtest's "empty": survived
 
 
@@ -74,6 +77,47 @@ def _compiling(scratch: Scratch, path: str, text: str, numbered: Dict[int, Mutan
     return False
 
 
+def _syntax_check(scratch: Scratch, path: str) -> Optional[List[str]]:
+    """The compiler's words to check a text of `path` (stdin) with its build's flags
+    (-fsyntax-only), or None where the file's unmutated text does not pass it alone."""
+    command = macros.command_for(scratch.build_dir, scratch.tree / path, scope.CPP[path][0])
+    if command is None:
+        return None
+    words, skip = [], False
+    for word in command:  # the command without its output and input
+        if not skip and word not in ("-o", "-c"):
+            words.append(word)
+        skip = not skip and word in ("-o", "-c")
+    folder = str((scratch.tree / path).parent)  # "..." includes, as from the file's own folder
+    words += ["-iquote", folder, "-fsyntax-only", "-x", "c++", "-"]
+    return words if _compiles(words, (scratch.tree / path).read_text()) is None else None
+
+
+def _compiles(words: List[str], text: str) -> Optional[str]:
+    """None where the text compiles, else the compiler's last words."""
+    done = subprocess.run(words, input=text, capture_output=True, text=True, timeout=SYNTAX_S)
+    return None if done.returncode == 0 else done.stderr[-400:]
+
+
+def alone_failures(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, dict]:
+    """build_failure records of the mutants whose file text, compiled alone, does not compile
+    (the copies a schema dropped: they need no build to be told apart)."""
+    words = _syntax_check(scratch, path) if mutants else None
+    if words is None:
+        return {}
+    check: List[str] = words
+    pristine = (scratch.tree / path).read_text()
+    texts = [operators_cpp.apply(pristine, mutant) for mutant in mutants]
+    with ThreadPoolExecutor(max_workers=scratch.jobs) as pool:
+        errors = list(pool.map(lambda text: _compiles(check, text), texts))
+    detail = "does not compile alone (-fsyntax-only with its build's flags): "
+    return {
+        m.id: {"status": "build_failure", "detail": detail + error}
+        for m, error in zip(mutants, errors)
+        if error is not None
+    }
+
+
 def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, dict]:
     """The records of the file's mutants the schema judged, by id (none where it cannot)."""
     file = scratch.tree / path
@@ -85,6 +129,7 @@ def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, di
     try:
         if not _compiling(scratch, path, pristine, numbered):
             return {}
+        dropped = [m for m in held if m not in numbered.values()]
         write_fresh(file, schemata.schema(pristine, numbered))
         ok, output = scratch.build([binary])
         verdict, detail = scratch.gtest(binary, pattern) if ok else ("unbuilt", output[-400:])
@@ -101,6 +146,8 @@ def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, di
             status = STATUS.get(verdict, "survived")
             records[mutant.id] = {"status": status, "detail": detail, "seconds": seconds}
             records[mutant.id]["schema"] = True
+        write_fresh(file, pristine)
+        records.update(alone_failures(scratch, path, dropped))
         log(f"schema of {path}: {len(records)} of {len(mutants)} mutant(s) judged")
         return records
     finally:
