@@ -166,6 +166,15 @@ class Cli(Scratch):
             self.assertEqual(cli.console(), 5)
         main.assert_called_once_with(["run", "--gpu"])
 
+    def test_the_command_runs_with_reports_first_on_pythonpath(self) -> None:
+        # the `python3 -m torchplace.*` children it starts import this checkout's package
+        seen: List[str] = []
+        run = mock.Mock(side_effect=lambda _: seen.append(os.environ["PYTHONPATH"]) or 0)
+        os.environ["PYTHONPATH"] = "/synthetic/lib"
+        self.assertEqual(self.main(["run"], run=run)[0], 0)
+        reports = str(common.root() / "reports")
+        self.assertEqual(seen, [os.pathsep.join([reports, "/synthetic/lib"])])
+
     def test_an_interrupt_is_3_and_a_closed_pipe_1(self) -> None:
         code, _, err = self.main(["run"], run=mock.Mock(side_effect=KeyboardInterrupt))
         self.assertEqual((code, err), (schema.EXIT_ENV, "torchplace: interrupted\n"))

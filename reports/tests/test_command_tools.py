@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import List
 from unittest import mock
 
-from command_scratch import Scratch
+from command_scratch import Scratch, Unbuilt
 from torchplace import schema
 from torchplace.command import build, common, tools
 
@@ -44,6 +44,26 @@ class Test(Scratch):
             self.assertEqual(self.exits(7, build.test, []), "None")
         built.assert_not_called()
 
+    def test_an_install_that_succeeds_goes_on_to_build_and_test(self) -> None:
+        os.environ["TORCHPLACE_NO_INSTALL"] = "0"
+        with mock.patch.object(common, "build") as built, mock.patch.object(
+            common, "call", return_value=0
+        ) as call:
+            self.assertEqual(build.test([]), schema.EXIT_OK)
+        built.assert_called_once_with()
+        self.assertEqual([argv[0][0][0] for argv in call.call_args_list], ["bash", "ctest"])
+
+    def test_ctest_runs_one_job_per_cpu_or_one_when_unknown(self) -> None:
+        for cpus, jobs in ((6, "6"), (None, "1")):  # os.cpu_count() is None when undetermined
+            with self.subTest(cpus=cpus), mock.patch.object(
+                os, "cpu_count", return_value=cpus
+            ), mock.patch.object(common, "build"), mock.patch.object(
+                common, "call", return_value=0
+            ) as call:
+                build.test(["--no-install"])
+                ctest = call.call_args[0][0]
+                self.assertEqual(ctest[ctest.index("-j") + 1], jobs)
+
     def test_an_unknown_argument(self) -> None:
         with mock.patch.object(common, "build"), mock.patch.object(common, "call") as call:
             message = self.exits(schema.EXIT_USAGE, build.test, ["--fast"])
@@ -51,12 +71,13 @@ class Test(Scratch):
         self.assertIn("unknown argument '--fast'", message)
 
 
-class Mutate(Scratch):
+class Mutate(Unbuilt):  # a refusal that slips goes no further than ensure_deps
     def run_mutate(self, args: List[str]) -> List[str]:
-        with mock.patch.object(common, "ensure_deps"), mock.patch.object(
+        with mock.patch.object(common, "ensure_deps") as ensured, mock.patch.object(
             common, "call", return_value=5
         ) as call:
             self.assertEqual(build.mutate(args), 5)  # the engine's exit is the command's
+        ensured.assert_called_once_with()  # the packages are checked before the engine runs
         return list(call.call_args[0][0])
 
     def test_values_are_forwarded_and_generated_picks_the_module(self) -> None:
@@ -69,6 +90,10 @@ class Mutate(Scratch):
         self.assertEqual(
             self.run_mutate(["--only", "a,b"])[2:], ["torchplace.mutation", "--only", "a,b"]
         )
+
+    def test_every_value_is_forwarded_in_order(self) -> None:
+        argv = self.run_mutate(["--generated", "--files", "a.py", "--budget-s", "60", "--list"])
+        self.assertEqual(argv[3:], ["--files", "a.py", "--budget-s", "60", "--list"])
 
     def test_refusals(self) -> None:
         self.assertIn(
