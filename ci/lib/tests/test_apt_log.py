@@ -49,6 +49,15 @@ class Causes(unittest.TestCase):
         text = log("unresolvable.log") + log("missing_package.log")
         self.assert_causes(text, "mirror unreachable", "missing package")
 
+    def test_no_installation_candidate_in_either_wording(self):
+        # Synthetic lines: apt's format string with a made-up name. apt 0.8.0 and later quote it
+        # (apt-private/private-cacheset.cc: "Package '%s' has no installation candidate"), older
+        # apt did not (cmdline/apt-get.cc before apt commit b8ad55129: "Package %s has no ...").
+        for name in ("'torchplace-no-such'", "torchplace-no-such"):
+            with self.subTest(name=name):
+                line = f"E: Package {name} has no installation candidate\n"
+                self.assert_causes(line, "missing package")
+
     def test_a_successful_log_has_no_cause(self):
         self.assert_causes(log("update_ok.log"))
 
@@ -64,6 +73,13 @@ class CommandLine(unittest.TestCase):
         result = run(os.path.join(LOGS, "update_ok.log"))
         self.assertEqual(result.returncode, 1)
         self.assertEqual(result.stdout.strip(), "no known cause in the log")
+
+    def test_bad_arguments_print_the_usage(self):
+        for args in ((), ("--names",), ("one.log", "two.log")):
+            with self.subTest(args=args):
+                result = run(*args)
+                self.assertEqual((result.returncode, result.stdout), (64, ""))
+                self.assertIn("usage: python3 -m torchplace.apt_log [--names] LOG", result.stderr)
 
     def test_unreadable_log(self):
         result = run(os.path.join(LOGS, "no-such.log"))
