@@ -54,7 +54,7 @@ CAUSES: List[Tuple[str, Pattern[str]]] = [
         "missing package",
         re.compile(
             r"Unable to locate package \S+|Package '?\S+?'? has no installation candidate|"
-            r"Couldn't find any package by|Couldn't find package \S+"
+            r"Couldn't find any package by|Couldn't find package"
         ),
     ),
     ("no space left on device", re.compile(r"No space left on device")),

@@ -49,6 +49,10 @@ class Causes(unittest.TestCase):
         text = log("unresolvable.log") + log("missing_package.log")
         self.assert_causes(text, "mirror unreachable", "missing package")
 
+    def test_an_empty_package_name(self):
+        # `apt-get markauto ""` (apt 2.6.1, Debian 12): "E: Couldn't find package " with no name
+        self.assert_causes(log("markauto_empty_name.log"), "missing package")
+
     def test_no_installation_candidate_in_either_wording(self):
         # Synthetic lines: apt's format string with a made-up name. apt 0.8.0 and later quote it
         # (apt-private/private-cacheset.cc: "Package '%s' has no installation candidate"), older
