@@ -77,6 +77,13 @@ class Names(unittest.TestCase):
                 "15.92 GiB of which 7.12 GiB is free.",
                 ["HIP", "GPU"],
             ),
+            # pytorch/pytorch issue 159745 (c10/core/Device.cpp): bare xpu, hip and mps, no index
+            (
+                "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, "
+                "ideep, hip, ve, fpga, ort, xla, lazy, vulkan, mps, meta, hpu, mtia, "
+                "privateuseone device type at start of device string: h",
+                ["cpu", "cuda", "xpu", "hip", "mps", "meta"],
+            ),
         ]
         for message, devices in cases:
             with self.subTest(message=message):
@@ -137,6 +144,12 @@ class Names(unittest.TestCase):
                 "!= float",
                 ["Half", "float"],
             ),
+            # stefanch/sGDML issue 25
+            ("RuntimeError: expected scalar type Double but found Char", ["Double", "Char"]),
+            # huggingface/accelerate issue 3295 (ProcessGroupNCCL.cpp getNcclDataType)
+            ("Input tensor data type is not supported for NCCL process group: Short", ["Short"]),
+            # pytorch/pytorch issue 48519
+            ("RuntimeError: \"diag\" not implemented for 'ComplexDouble'", ["ComplexDouble"]),
         ]
         for message, dtypes in cases:
             with self.subTest(message=message):
