@@ -86,6 +86,27 @@ class InterleaveRounds(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertEqual(sides, [("baseline", 2), ("candidate", 2)])
 
+    def test_main_runs_rounds_of_batch_repetitions(self):
+        # kills reports/torchplace/gate/interleave.py:main:8f8582:arg_swap:1 (--rounds and --batch
+        # swapped: 3 rounds of 2 repetitions, "ABBAAB", for --rounds 2 --batch 3)
+        with tempfile.TemporaryDirectory() as folder:
+            binary, log = fake_bench(folder), os.path.join(folder, "order.log")
+            outs = [os.path.join(folder, name) for name in ("base.json", "cand.json")]
+            code = interleave.main(
+                ["--baseline-bin", binary, "--candidate-bin", binary]
+                + ["--rounds", "2", "--batch", "3", f"--baseline-arg=--tp_log={log}"]
+                + [f"--candidate-arg=--tp_log={log}"]
+                + ["--baseline-arg=--tp_side=A", "--candidate-arg=--tp_side=B"]
+                + ["--out-baseline", outs[0], "--out-candidate", outs[1]]
+            )
+            with open(log, encoding="utf-8") as handle:
+                order = handle.read()
+            with open(outs[0], encoding="utf-8") as handle:
+                argv = json.load(handle)["context"]["argv"]
+        self.assertEqual(code, 0)
+        self.assertEqual(order, "ABBA")
+        self.assertIn("--benchmark_repetitions=3", argv)
+
     def test_each_side_gets_the_common_flags_and_only_its_own(self):
         # kills reports/torchplace/gate/interleave.py:parse:17d4c2:delete_stmt:0 (--filter),
         # and parse:abba78:delete_stmt:0 (--min-time): an error on the flag every CI run passes
