@@ -39,6 +39,15 @@ class EntryFields(unittest.TestCase):
         with self.assertRaisesRegex(InputError, "error_class"):
             load_entry(outcome="error", category="expected_error")
 
+    def test_a_missing_field_is_an_input_error_naming_it(self):
+        # kills behaviour.py:_check_entry:1cf48c:delete_stmt:0 (a KeyError, not a named field)
+        for field in ("category", "error_class", "outcome"):
+            entry = {key: value for key, value in ENTRY.items() if key != field}
+            doc = {"schema": "torchplace.expectations/1", "cells": {FIX_CPU: entry}}
+            with self.subTest(field=field), tempfile.TemporaryDirectory() as folder:
+                with self.assertRaisesRegex(InputError, field):
+                    behaviour.load_expectations(write_in(folder, "expectations.json", doc))
+
     def test_an_unknown_category_is_named_as_such(self):
         # kills behaviour.py:_check_entry:450fc0:dup_stmt:0 (only "contradicts outcome" said)
         with self.assertRaisesRegex(InputError, "unknown outcome category 'bogus'"):
