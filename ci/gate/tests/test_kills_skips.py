@@ -8,6 +8,7 @@ import unittest
 
 from gate_inputs import Gate, CPU_HOST, FIX_CPU, FIX_CUDA, expectations, passing, results, skipping
 from torchplace.gate import report, skips
+from torchplace.schema import InputError
 
 DEVICES = ("cpu", "sim:0", "cuda:0", "cuda:1", "cuda:2", "cuda:0+cuda:1")
 HOSTS = ((False, 0), (True, 0), (True, 1), (True, 2))  # (built_with_cuda, device_count)
@@ -164,6 +165,44 @@ class NeedCodeNotListed(unittest.TestCase):
                 self.assertIn("allows no need code", skips.skip_problem(cell, None, fingerprint))
                 listed = {"outcome": "success", "skip_codes": [code]}
                 self.assertIsNone(skips.skip_problem(cell, listed, fingerprint))
+
+
+class NotAcceptedCode(unittest.TestCase):
+    def test_the_refusal_says_what_the_code_means(self):
+        # kills reports/torchplace/gate/skips.py:skip_problem:8ec08a:arg_swap:0 (every refused
+        # code "explained" by its own name: device_unusable's sticky CUDA error went unsaid)
+        for code, meaning in (
+            ("device_unusable", "an earlier cell's sticky CUDA error broke the device"),
+            ("unlisted", "a skip the harness did not code"),
+            ("synthetic_bogus", "not a code the harness knows"),
+        ):
+            cell = {"device": "cpu", "skip_code": code, "reason": "synthetic skip"}
+            with self.subTest(code=code):
+                problem = skips.skip_problem(cell, None, CPU_HOST)
+                self.assertIn(f"skip_code {code!r} ({meaning}", problem)
+                self.assertIn("is not an accepted skip: synthetic skip", problem)
+
+
+class DeviceLabels(unittest.TestCase):
+    def test_a_cuda_label_without_an_index_is_no_cuda_device(self):
+        # kills reports/torchplace/gate/skips.py:<module>:9004f2:regex_quantifier:0 (a synthetic,
+        # malformed "cuda:" label crashed the gate with a ValueError instead of refusing the skip)
+        for device in ("cuda:", "cuda:x"):
+            cell = {"device": device, "skip_code": "no_cuda_build", "reason": "synthetic skip"}
+            with self.subTest(device=device):
+                problem = skips.skip_problem(cell, None, CPU_HOST)
+                self.assertIn(f"contradicts the run: {device} is no CUDA device", problem)
+
+
+class RequiredDevices(unittest.TestCase):
+    def test_cuda_without_a_count_is_bad_input(self):
+        # kills reports/torchplace/gate/skips.py:parse_required:7dbafe:regex_quantifier:0
+        # ("cuda=" a ValueError, a crash, where a usage error is due)
+        self.assertEqual(skips.parse_required("cuda=12"), {"cuda": 12})
+        for text in ("cuda=", "cuda=x", "gpu=1", None):
+            with self.subTest(text=text), self.assertRaises(InputError) as raised:
+                skips.parse_required(text)
+            self.assertIn("expected cuda=N", str(raised.exception))
 
 
 if __name__ == "__main__":
