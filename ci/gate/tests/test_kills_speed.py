@@ -3,6 +3,7 @@
 every other test (torchplace.mutation.generated; ci/mutation/README.md "Generated mutants").
 Each names the mutant it was seen to kill. Input files are made here and say that they are
 synthetic."""
+import math
 import tempfile
 import unittest
 from unittest import mock
@@ -82,6 +83,17 @@ class MeasureErrors(unittest.TestCase):
             "the test gave p = nan for 2 baseline and 2 candidate times", str(raised.exception)
         )
         self.assertEqual(speed.mann_whitney_p([3.0, 4.0], [1.0, 2.0]), 1 / 3)
+
+    def test_the_refusal_counts_each_side_as_its_own(self):
+        # kills reports/torchplace/gate/speed.py:measure:a90f2b:arg_swap:0 (the two-sided p is
+        # the same either way, but the sides were passed swapped: "3 baseline and 2 candidate")
+        rule = {"informational": False, "min_reps": 2}  # synthetic times, a NaN among them
+        with self.assertRaises(InputError) as raised:
+            speed.measure("BM_synthetic", [1.0, 2.0], [float("nan"), 3.0, 4.0], rule)
+        self.assertIn(
+            "benchmark BM_synthetic: the test gave p = nan for 2 baseline and 3 candidate times",
+            str(raised.exception),
+        )
 
 
 class NothingCompared(unittest.TestCase):
@@ -174,6 +186,27 @@ class PowerFigures(unittest.TestCase):
         self.assertEqual(found["without"], ["BM_b"])
         self.assertEqual(speed.power(rows(found["reps_needed"]), 0.05)["without"], [])
         self.assertEqual(speed.power(rows(found["reps_needed"] - 1), 0.05)["without"], ["BM_b"])
+
+    def test_the_advised_repetitions_come_from_the_family_and_alpha(self):
+        # kills reports/torchplace/gate/speed.py:power:9237d1:arg_swap:0 (reps_needed(alpha,
+        # gated): min_reps 2 advised where 3 gated at alpha 0.05 need 5 a side). Reference: the
+        # smallest p of n against n is 2 / C(2n, n) (min_p's docstring), so 3 x 2 / C(2n, n) <
+        # 0.05 needs C(2n, n) > 120: C(8, 4) = 70, C(10, 5) = 252.
+        n = next(n for n in range(2, 50) if 3 * 2 / math.comb(2 * n, n) < 0.05)
+        self.assertEqual(n, 5)
+        rows = [  # synthetic rows, no measurement: 3 a side, min_reps 2
+            {
+                "name": name,
+                "informational": False,
+                "reps_baseline": 3,
+                "reps_candidate": 3,
+                "rule": {"min_reps": 2},
+            }
+            for name in ("BM_a", "BM_b", "BM_c")
+        ]
+        found = speed.power(rows, 0.05)
+        self.assertEqual((found["reps_needed"], found["enough"]), (n, False))
+        self.assertIn("add repetitions (>= 5 a side)", speed.no_power_message(found))
 
 
 class EntryNames(unittest.TestCase):
