@@ -116,6 +116,7 @@ class Scratch:
                 command,
                 capture_output=True,
                 text=True,
+                errors="replace",  # a mutant may print any bytes (seen: a crash mid-UTF-8)
                 timeout=TEST_TIMEOUT_S,
                 env={**os.environ, **(env or {})},
             )
@@ -177,7 +178,9 @@ class Scratch:
         if stop_on_failure:
             args.append("--stop-on-failure")
         try:
-            done = subprocess.run(args, capture_output=True, text=True, timeout=TEST_TIMEOUT_S * 5)
+            done = subprocess.run(
+                args, capture_output=True, text=True, errors="replace", timeout=TEST_TIMEOUT_S * 5
+            )
         except subprocess.TimeoutExpired:
             return "timeout", "the CTest run passed its deadline"
         output = done.stdout + done.stderr
