@@ -28,7 +28,7 @@ INSTALL_HINT = (
 
 
 def parse_args(argv: List[str]) -> Namespace:
-    parser = data.ArgumentParser(prog=PROG, description=__doc__.split("\n")[1])
+    parser = data.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
     parser.add_argument(
         "in_dir", help="run folder holding results.json or matrix.json (bench.json optional)"
     )
