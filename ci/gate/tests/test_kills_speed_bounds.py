@@ -200,6 +200,26 @@ class Context(unittest.TestCase):
         problems, notes = speed._context_checks(self.SAME, dict(self.SAME, host_name="b"))
         self.assertEqual((problems, len(notes)), ([], 1))
 
+    def test_compare_names_the_baselines_value_first(self):
+        # kills reports/torchplace/gate/speed.py:compare:f3173e:arg_swap:0 (the two contexts
+        # swapped: "baseline 4, candidate 2"); one benchmark a side, none in common
+        measured = OneRepetition.run_of(1)["benchmarks"][0]
+        sides = (
+            ("base", self.SAME, measured),
+            ("cand", dict(self.SAME, num_cpus=4, host_name="b"), dict(measured, name="BM_b")),
+        )
+        with tempfile.TemporaryDirectory() as folder:
+            paths = [
+                write_in(folder, f"{side}.json", {"context": context, "benchmarks": [entry]})
+                for side, context, entry in sides
+            ]
+            section = speed.compare(paths[0], paths[1], load_policy())
+        self.assertEqual(section["mismatch"], ["context num_cpus differs: baseline 2, candidate 4"])
+        host = "context host_name differs: baseline 'a', candidate 'b'"
+        self.assertEqual(section["notes"], [host])
+        names = [m["name"] for m in section["missing"] + section["new"]]
+        self.assertEqual(names, ["BM_synthetic", "BM_b"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -95,6 +95,23 @@ class ByVersionKeys(MatrixGateCase):
         self.judged(INPUT, doc, "by_version lacks 2.14.1, a column that ran every cell")
 
 
+class VersionLabels(MatrixGateCase):
+    """A column's label is numbers joined by dots, one number alone included; a dot at either
+    end or an empty part is no version (exit 3, not a traceback). Synthetic labels."""
+
+    def test_a_label_with_an_empty_part_is_refused(self):
+        # kills reports/torchplace/matrix/gate.py:<module>:1c58a3:regex_quantifier:0 (".13.1"
+        # and "" taken) and :regex_quantifier:1 ("1.13." and "1..13" taken)
+        for label in (".13.1", "", "1.13.", "1..13"):
+            with self.subTest(label=label):
+                self.judged(INPUT, matrix(versions=(label, "2.6.0")), "not a version number")
+
+    def test_a_label_of_one_number(self):
+        # kills reports/torchplace/matrix/gate.py:<module>:1c58a3:regex_quantifier:2 ("2"
+        # refused: a dot made compulsory)
+        self.judged(PASS, matrix(versions=("2", "2.6.0")))
+
+
 def new_column_not_built():
     """1.13.1 ran its cell; 2.6.0 did not build: its entry for the cell says so (as merge writes
     it: the column's status, category not_run, the build's first error as the message)."""

@@ -148,6 +148,16 @@ class LostTests(unittest.TestCase):
         details = [f["detail"] for f in unit_failures(versions)]
         self.assertEqual(details, ["failed: S.X", "passed on 1.13.1, skipped or gone here: S.X"])
 
+    def test_a_column_whose_tests_did_not_run_is_named_with_its_note(self):
+        # kills reports/torchplace/matrix/unit.py:unit_failures:4293ae:arg_swap:0 (the detail
+        # read as the word "note"); no unit entry at all reads as the gate's own note
+        crashed = column("2.6.0", {})
+        crashed["unit"].update(status="failed", note="synthetic: the binary exited 134")
+        versions = [crashed, {"version": "2.14.1", "status": "ok"}]
+        details = [(f["status"], f["detail"]) for f in unit_failures(versions)]
+        expected = [("failed", "synthetic: the binary exited 134")]
+        self.assertEqual(details, expected + [("absent", "matrix.json records no unit")])
+
 
 class UnitRule(unittest.TestCase):
     """The gate's `unit` rule over merged synthetic columns."""
