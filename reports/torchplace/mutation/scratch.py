@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from torchplace.mutation import macros, operators_cpp, operators_py, pytests, reach, scope
+from torchplace.mutation import macros, operators_cpp, operators_py, pytests, reach, scope, strays
 from torchplace.mutation.operators_cpp import Mutant
 from torchplace.mutation.run import CannotJudge, configure, run_group, sync_tree
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, ROOT
@@ -260,6 +260,7 @@ def try_mutant(scratch: Scratch, mutant: Mutant) -> dict:
     path = scratch.tree / mutant.path
     pristine = path.read_text()
     started = time.monotonic()
+    before = strays.state(scratch.tree)
     write_fresh(path, apply(pristine, mutant))
     killer = ""
     try:
@@ -285,6 +286,9 @@ def try_mutant(scratch: Scratch, mutant: Mutant) -> dict:
             )
     finally:
         write_fresh(path, pristine)
+        left = strays.undo(scratch.tree, before, mutant.path)
+        if left:
+            log(f"{mutant.id} changed {len(left)} other file(s), put back: {left[:5]}")
         log(f"{mutant.id} done in {time.monotonic() - started:.0f} s")
     known = scratch.kill_sets.get(kill_set(mutant)[1:])
     if killer and known is not None and killer not in known.verified:
