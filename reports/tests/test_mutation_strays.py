@@ -3,13 +3,16 @@
 (torchplace.mutation.strays): a tracked file rewritten is checked out, a new file removed, the
 mutated file and what was there before the mutant left alone. A temporary git repository with
 synthetic files."""
+import os
 import shutil
 import subprocess
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from torchplace.mutation import strays
+from torchplace.mutation.run import CannotJudge
 
 
 def git(tree: Path, *args: str) -> None:
@@ -43,6 +46,23 @@ class Strays(unittest.TestCase):
         self.assertFalse((self.tree / "fixtures/report.html").exists())
         self.assertEqual((self.tree / "code.py").read_text(), "x = 2\n")  # the caller's to restore
         self.assertTrue((self.tree / "notes.txt").exists())
+
+    def test_a_git_that_fails_a_moment_is_asked_again_then_named(self):
+        stubs = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, stubs)
+        real, count = shutil.which("git"), stubs / "count"
+        stub = stubs / "git"  # synthetic: fails its first call, as a git holding the index would
+        stub.write_text(
+            f"#!/bin/sh\nif [ ! -e {count} ]; then touch {count}; echo lock >&2; exit 128; fi\n"
+            f'exec {real} "$@"\n'
+        )
+        stub.chmod(0o755)
+        path = f"{stubs}:{os.environ['PATH']}"
+        with mock.patch.dict(os.environ, {"PATH": path}), mock.patch("time.sleep"):
+            self.assertIn("?? notes.txt", strays.state(self.tree))
+            stub.write_text("#!/bin/sh\necho 'fatal: synthetic' >&2\nexit 128\n")
+            with self.assertRaisesRegex(CannotJudge, "fatal: synthetic"):
+                strays.state(self.tree)
 
     def test_a_tree_that_is_no_checkout_is_not_compared(self):
         shutil.rmtree(self.tree / ".git")

@@ -4,22 +4,31 @@ that reads that folder then failed unmutated, a kill for each later mutant). Aft
 checkout is put back: tracked files checked out, new untracked files removed. Where the tree is
 not a git checkout (a scratch copy), nothing is compared."""
 import subprocess
+import time
 from pathlib import Path
 from typing import List, Set
+
+from torchplace.mutation.run import CannotJudge
+from torchplace.schema import EXIT_ENV
+
+ATTEMPTS = 4
 
 
 def state(tree: Path) -> Set[str]:
     """`git status --porcelain` of the tree, every untracked file named (ignored ones not)."""
     if not (tree / ".git").exists():
         return set()
-    listed = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return set(listed.splitlines())
+    for attempt in range(ATTEMPTS):  # a test's own git command may hold the index a moment
+        done = subprocess.run(
+            ["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=all"],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode == 0:
+            return set(done.stdout.splitlines())
+        time.sleep(1 + attempt)
+    raise CannotJudge(EXIT_ENV, f"git status in {tree} fails: {done.stderr.strip()[-300:]}")
 
 
 def undo(tree: Path, before: Set[str], mutated: str) -> List[str]:
