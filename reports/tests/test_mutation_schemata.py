@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import tempfile
 import unittest
+from collections import deque
 from dataclasses import replace
 from pathlib import Path
 from unittest import mock
@@ -78,6 +79,14 @@ class Bodies(unittest.TestCase):
         # constexpr bodies, namespace-scope tables and signatures are built one by one
         self.assertFalse(lines & {6, 7, 8, 10, 19, 20}, lines)  # 20: the line of `{`
         self.assertTrue({12, 15, 22, 23, 25, 29, 33, 34, 35} <= lines, lines)
+
+
+class JudgedFirst(unittest.TestCase):
+    def test_the_schemas_verdicts_come_before_the_builds_one_by_one(self):
+        mutants = operators_cpp.mutants_of("demo.cpp", PROGRAM)[:5]
+        judged = {mutants[1].id: {}, mutants[3].id: {}}
+        order = list(schema_runs.judged_first(deque(mutants), judged))
+        self.assertEqual(order, [mutants[1], mutants[3], mutants[0], mutants[2], mutants[4]])
 
 
 class ByFile(unittest.TestCase):

@@ -36,6 +36,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set
 
@@ -248,7 +249,9 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
     # (each file's schema is built when the loop reaches its first mutant: --out keeps it)
     groups = schema_runs.by_file([m for m in chosen if is_cpp(m) and unrun[m.id] is None])
     schema_records: Dict[str, dict] = {}
-    for mutant in chosen:
+    pending = deque(chosen)
+    while pending:
+        mutant = pending.popleft()
         kind = scope.CPP[mutant.path][0] if is_cpp(mutant) else "py"  # its binary, or py
         not_tried = unrun[mutant.id]
         if not_tried is not None:
@@ -264,9 +267,9 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
             continue  # would end past the budget; a cheaper kind may still fit
         record = {"id": mutant.id, "old": mutant.old, "new": mutant.new}
         if not lazy and mutant.path in groups:
-            schema_records.update(
-                schema_runs.run_file(scratch, mutant.path, groups.pop(mutant.path))
-            )
+            judged = schema_runs.run_file(scratch, mutant.path, groups.pop(mutant.path))
+            schema_records.update(judged)
+            pending = schema_runs.judged_first(pending, judged)
         record.update(schema_records.get(mutant.id) or try_mutant(scratch, mutant))
         if cuda:  # a kill here may need CUDA's tests: the ledger says killed_cuda
             record["cuda"] = True

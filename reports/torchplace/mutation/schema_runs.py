@@ -5,9 +5,9 @@ set runs with TORCHPLACE_MUTANT set. What the schema cannot hold is left to the 
 (scratch.try_mutant), which also records a mutant that does not compile as a build failure."""
 import subprocess
 import time
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, List, Optional, Tuple
+from typing import Deque, Dict, List, Optional, Tuple
 
 from torchplace.mutation import macros, operators_cpp, schemata, scope
 from torchplace.mutation.operators_cpp import Mutant
@@ -152,6 +152,13 @@ def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, di
         return records
     finally:
         write_fresh(file, pristine)
+
+
+def judged_first(pending: Deque[Mutant], judged: Dict[str, dict]) -> Deque[Mutant]:
+    """The mutants a schema judged first, the rest in their order: their verdicts take no time,
+    so a run stopped (SIGTERM) during the next one-by-one build has written them (--out)."""
+    first = [mutant for mutant in pending if mutant.id in judged]
+    return deque(first + [mutant for mutant in pending if mutant.id not in judged])
 
 
 def by_file(mutants: List[Mutant]) -> Dict[str, List[Mutant]]:
