@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """A kill set's gtest run (torchplace.mutation.scratch.Scratch.gtest) whatever bytes a mutant
-makes it print: seen, a mutant of harness/sim/kernels.cpp printed bytes that are not UTF-8, and
-the engine stopped on a UnicodeDecodeError. A shell script stands for the test binary."""
+makes it print (seen: bytes that are not UTF-8 stopped the engine on a UnicodeDecodeError), and
+whatever children it leaves (seen: forked death-test children of host_read_fault.cpp mutants
+spinning for ever, the engine waiting on them). A shell script stands for the test binary."""
+import os
 import shutil
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
+from unittest import mock
+
 from torchplace.mutation import scope
+from torchplace.mutation import scratch as scratch_module
 from torchplace.mutation.scratch import Scratch
 
 CRASHES = "#!/bin/sh\nprintf 'before \\340\\200 after\\n'\nexit 134\n"  # synthetic
@@ -21,12 +27,44 @@ class GtestOutput(unittest.TestCase):
         binary.parent.mkdir(parents=True)
         binary.write_text(CRASHES)
         binary.chmod(0o755)
+        self.binary = binary
         self.scratch = Scratch.__new__(Scratch)  # no scratch copy: only gtest() is used
         self.scratch.build_dir = self.build
 
     def test_bytes_that_are_not_utf8_are_a_crash_not_an_engine_error(self):
         verdict, detail = self.scratch.gtest(scope.HARNESS_TESTS, "Sim*")
         self.assertEqual((verdict, detail), ("fail", "crashed (exit 134)"))
+
+    def leaves_a_child(self, then: str) -> Path:
+        """The stand-in forks a child that outlives it (its pid in a file), then `then`."""
+        pid = self.build / "child.pid"
+        self.binary.write_text(f"#!/bin/sh\nsleep 300 &\necho $! > {pid}\n{then}\n")
+        return pid
+
+    def assert_gone(self, pid_file: Path) -> None:
+        pid = int(pid_file.read_text())
+        for _ in range(50):  # killed at once; reaped by init a moment later
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
+        os.kill(pid, 9)
+        self.fail(f"the child {pid} outlived its kill set's run")
+
+    def test_a_child_left_spinning_is_ended(self):
+        pid = self.leaves_a_child("exit 1")
+        self.assertEqual(self.scratch.gtest(scope.HARNESS_TESTS, "Sim*")[0], "fail")
+        self.assert_gone(pid)
+
+    def test_past_the_deadline_the_whole_group_ends(self):
+        pid = self.leaves_a_child("sleep 300")
+        started = time.monotonic()
+        with mock.patch.object(scratch_module, "TEST_TIMEOUT_S", 1):
+            verdict, _ = self.scratch.gtest(scope.HARNESS_TESTS, "Sim*")
+        self.assertEqual(verdict, "timeout")
+        self.assertLess(time.monotonic() - started, 30)
+        self.assert_gone(pid)
 
 
 if __name__ == "__main__":

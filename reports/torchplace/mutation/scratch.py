@@ -3,6 +3,7 @@ applied, rebuilt where C++, and run against its kill set (scope.py); the verdict
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,15 @@ PY_TEST_TIMEOUT_S = 60  # one CTest test of a Python mutant
 
 def log(text: str) -> None:
     print(f"generated: {text}", file=sys.stderr, flush=True)
+
+
+def _end_group(process: subprocess.Popen) -> None:
+    """Kills what is left of the process's group (its own session) and reaps it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def is_cpp(mutant: Mutant) -> bool:
@@ -111,19 +121,23 @@ class Scratch:
         program = self.build_dir / scope.BINARIES[binary] / binary
         command = [str(program), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
         command.append("--gtest_fail_fast")  # a kill needs one failure: the rest is not run
+        # its output is not read (any bytes: seen, a crash mid-UTF-8); a session of its own, so
+        # that the children a mutant leaves spinning (seen: forked death-test children) end too
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+            start_new_session=True,
+        )
         try:
-            done = subprocess.run(
-                command,
-                capture_output=True,
-                text=True,
-                errors="replace",  # a mutant may print any bytes (seen: a crash mid-UTF-8)
-                timeout=TEST_TIMEOUT_S,
-                env={**os.environ, **(env or {})},
-            )
+            returncode = process.wait(timeout=TEST_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return "timeout", f"past {TEST_TIMEOUT_S} s"
+        finally:
+            _end_group(process)
         if not report.is_file():
-            return "fail", f"crashed (exit {done.returncode})"
+            return "fail", f"crashed (exit {returncode})"
         failed, completed = [], 0
         suites = json.loads(report.read_text())["testsuites"]
         report.unlink()
@@ -132,8 +146,8 @@ class Scratch:
                 completed += test.get("result") == "COMPLETED"
                 if test.get("failures"):
                     failed.append(f"{suite['name']}.{test['name']}")
-        if failed or done.returncode != 0:
-            return "fail", ", ".join(failed) or f"exit {done.returncode}"
+        if failed or returncode != 0:
+            return "fail", ", ".join(failed) or f"exit {returncode}"
         return ("pass", f"{completed} test(s)") if completed else ("empty", "no test ran")
 
     def python_kill_set(self, kill: Tuple[str, str]) -> pytests.KillSet:
