@@ -47,6 +47,20 @@ def command_for(build: Path, source: Path, binary: str) -> Optional[List[str]]:
     return shlex.split(ours[0][2]) if ours else None
 
 
+def without_output(command: List[str]) -> List[str]:
+    """A compile command less its `-o OUTPUT` and `-c INPUT`: the compiler and its flags."""
+    args: List[str] = []
+    skip = False
+    for word in command:
+        if skip:
+            skip = False
+        elif word in ("-o", "-c"):
+            skip = True
+        else:
+            args.append(word)
+    return args
+
+
 def _value(words: List[str], macro: str) -> Optional[str]:
     for word in words:
         if word == f"-D{macro}":
@@ -65,17 +79,8 @@ def macro_on(build: Path, source: Path, binary: str, macro: str) -> bool:
     given = _value(command, macro)
     if given is not None:
         return given.strip() not in ("0", "")
-    args: List[str] = []
-    skip = False
-    for word in command:  # the command without its output and input
-        if skip:
-            skip = False
-        elif word in ("-o", "-c"):
-            skip = True
-        else:
-            args.append(word)
     done = subprocess.run(
-        [*args, "-E", "-dM", "-x", "c++", str(source)],
+        [*without_output(command), "-E", "-dM", "-x", "c++", str(source)],
         capture_output=True,
         text=True,
         timeout=PREPROCESS_TIMEOUT_S,

@@ -83,11 +83,7 @@ def _syntax_check(scratch: Scratch, path: str) -> Optional[List[str]]:
     command = macros.command_for(scratch.build_dir, scratch.tree / path, scope.CPP[path][0])
     if command is None:
         return None
-    words, skip = [], False
-    for word in command:  # the command without its output and input
-        if not skip and word not in ("-o", "-c"):
-            words.append(word)
-        skip = not skip and word in ("-o", "-c")
+    words = macros.without_output(command)
     folder = str((scratch.tree / path).parent)  # "..." includes, as from the file's own folder
     words += ["-iquote", folder, "-fsyntax-only", "-x", "c++", "-"]
     return words if _compiles(words, (scratch.tree / path).read_text()) is None else None
