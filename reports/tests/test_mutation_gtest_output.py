@@ -2,7 +2,8 @@
 """A kill set's gtest run (torchplace.mutation.scratch.Scratch.gtest) whatever bytes a mutant
 makes it print (seen: bytes that are not UTF-8 stopped the engine on a UnicodeDecodeError), and
 whatever children it leaves (seen: forked death-test children of host_read_fault.cpp mutants
-spinning for ever, the engine waiting on them). A shell script stands for the test binary."""
+spinning for ever, the engine waiting on them), and whatever they write (seen: a 32 GB file that
+filled the disk). A shell script stands for the test binary."""
 import os
 import shutil
 import tempfile
@@ -65,6 +66,14 @@ class GtestOutput(unittest.TestCase):
         self.assertEqual(verdict, "timeout")
         self.assertLess(time.monotonic() - started, 30)
         self.assert_gone(pid)
+
+    def test_a_file_past_the_limit_stops_its_writer(self):
+        written = self.build / "captured_stream"
+        self.binary.write_text(f"#!/bin/sh\nhead -c 4096 /dev/zero > {written}\nexit 0\n")
+        with mock.patch.object(scratch_module, "FILE_SIZE_LIMIT", 1024):
+            verdict, detail = self.scratch.gtest(scope.HARNESS_TESTS, "Sim*")
+        self.assertEqual(verdict, "fail")  # no gtest report: a crash
+        self.assertEqual(written.stat().st_size, 1024)
 
 
 if __name__ == "__main__":

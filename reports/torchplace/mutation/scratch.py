@@ -28,6 +28,10 @@ FIRST_GUESS_S = {
 BUILD_TIMEOUT_S = 900  # one rebuild on a loaded 2-core runner
 BASELINE_TIMEOUT_S = 3600  # the unmutated test binary from nothing (measured past 900 s under load)
 TEST_TIMEOUT_S = 180  # the kill set of one mutant
+# The most a kill set's run (and its children) may write to one file: past it the kernel stops
+# the writer with SIGXFSZ, a crash. Seen: a mutant's spinning death-test children filled the
+# disk with a 32 GB gtest captured-stream file in /tmp.
+FILE_SIZE_LIMIT = 1 << 30
 PY_TEST_TIMEOUT_S = 60  # one CTest test of a Python mutant
 
 
@@ -119,7 +123,8 @@ class Scratch:
         report = Path(tempfile.gettempdir()) / f"torchplace-generated-{os.getpid()}.json"
         report.unlink(missing_ok=True)
         program = self.build_dir / scope.BINARIES[binary] / binary
-        command = [str(program), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
+        command = ["prlimit", f"--fsize={FILE_SIZE_LIMIT}", "--"]  # util-linux, Essential
+        command += [str(program), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
         command.append("--gtest_fail_fast")  # a kill needs one failure: the rest is not run
         # its output is not read (any bytes: seen, a crash mid-UTF-8); a session of its own, so
         # that the children a mutant leaves spinning (seen: forked death-test children) end too
