@@ -2,7 +2,7 @@
 """`python3 -m torchplace.torch_info FIELD` (torchplace.torch_info, in process): each field
 printed from this Python's torch, exit 0; no torch is exit 3; bad arguments exit 64. torch is a
 stand-in module here and the nvidia-* wheels' files are empty files in a temporary
-site-packages, so no GPU and no real torch is needed.
+site-packages, so no GPU and no real torch is needed; one test runs the module as a command.
 
   test_torch_info.py      (CTest: report.torch_info)
 """
@@ -10,6 +10,7 @@ import contextlib
 import io
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -77,6 +78,19 @@ class TorchInfo(unittest.TestCase):
         code, out, err = self.main(["cuda"], None)
         self.assertEqual((code, out), (schema.EXIT_ENV, ""))
         self.assertIn(f"no torch in {sys.executable}", err)
+
+    def test_run_as_a_module_reads_its_arguments(self) -> None:
+        with open(os.path.join(self.site, "torch/__init__.py"), "w", encoding="utf-8") as stand_in:
+            stand_in.write("class version:  # a stand-in torch, synthetic\n    cuda = '12.4'\n")
+        reports = os.path.dirname(os.path.dirname(torch_info.__file__))
+        done = subprocess.run(
+            [sys.executable, "-m", "torchplace.torch_info", "cuda"],
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([self.site, reports])},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        self.assertEqual((done.returncode, done.stdout), (schema.EXIT_OK, "12.4\n"), done.stderr)
 
     def test_bad_arguments_exit_64(self) -> None:
         for argv in ([], ["gpu"], ["cuda", "nvrtc"]):

@@ -64,6 +64,16 @@ class TransferColumn(unittest.TestCase):
         )
         self.assertEqual(transfer_budget.cell_text(synthetic_cell({"other": 1.0})), "")
 
+    def test_a_phase_without_metrics_is_the_empty_string(self) -> None:
+        self.assertEqual(transfer_budget.phase_text(SYNTHETIC_METRICS, "epoch"), "")
+        self.assertEqual(transfer_budget.phase_text({}, "step"), "")
+
+    def test_a_count_missing_beside_its_copies_reads_0(self) -> None:
+        copies_only = {"transfer.step.h2d.copies": 3.0}  # synthetic: bytes, non_blocking left out
+        self.assertEqual(
+            transfer_budget.phase_text(copies_only, "step"), "h2d 3 (0 B, 0 non_blocking), syncs 0"
+        )
+
     def test_beside_each_cell(self) -> None:
         page = html_page.cells_section({"cells": [synthetic_cell(SYNTHETIC_METRICS)]}, {})
         self.assertIn("<th>transfers (sim, per step)</th>", page)
