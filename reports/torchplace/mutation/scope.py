@@ -79,6 +79,9 @@ SIM_TEST_FILES = tuple(
     _T + "sim_kernels_test.cpp",
     _T + "sim_kernel_paths_test.cpp",
     _T + "sim_transfer_log_test.cpp",
+    _T + "sim_storage_test.cpp",
+    _T + "sim_conv_backend_test.cpp",
+    _T + "sim_as_cuda_child_test.cpp",
 )
 
 # Python tests that cannot judge a mutant, kept out of every kill set (CTest -E):

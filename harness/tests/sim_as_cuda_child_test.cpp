@@ -1,0 +1,46 @@
+// The sim as CUDA (README "As CUDA") answers copy_ itself (kernels.cpp copy_as_cuda): LibTorch's
+// copy_ would call CUDA's copy kernel, which a CPU-only build lacks. enable_as_cuda() needs a
+// process where nothing asked about CUDA yet: the child this binary starts (child_run.h).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <torchplace/sim/sim.h>
+#include "child_run.h"
+
+namespace sim_as_cuda_child_test {  // unity-built with the other harness tests
+namespace {
+
+constexpr const char* kChild = "TORCHPLACE_TEST_SIM_AS_CUDA_CHILD";
+
+// In the child: copy_ between the CPU and cuda:0 both ways, and within cuda:0, as on CUDA.
+TEST(SimAsCudaChild, CopyMovesTheValues) {
+  if (std::getenv(kChild) == nullptr)
+    GTEST_SKIP() << "runs in the child SimAsCudaCopy.InAChild starts (the sim as CUDA)";
+  tp::sim::enable_as_cuda();
+  const torch::Tensor values = torch::arange(4, torch::kFloat);
+  const torch::Tensor source = values.clone();
+  torch::Tensor on_cuda = torch::zeros({4}, torch::kCUDA);
+  on_cuda.copy_(source);
+  EXPECT_TRUE(torch::equal(source, values)) << "the source was written";
+  torch::Tensor doubled = torch::zeros({4}, torch::kCUDA);
+  doubled.copy_(on_cuda * 2);
+  torch::Tensor back = torch::zeros({4});
+  back.copy_(doubled);
+  EXPECT_TRUE(torch::equal(back, values * 2)) << back;
+  EXPECT_TRUE(torch::equal(on_cuda.cpu(), values));
+}
+
+// Starts the child above with the sim as CUDA.
+TEST(SimAsCudaCopy, InAChild) {
+  const auto [status, output] =
+      tp_test::run_child(std::string(kChild) + "=1", "SimAsCudaChild.CopyMovesTheValues");
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("[  PASSED  ] 1 test."), std::string::npos) << output;
+  EXPECT_EQ(output.find("SKIPPED"), std::string::npos) << output;
+}
+
+}  // namespace
+}  // namespace sim_as_cuda_child_test

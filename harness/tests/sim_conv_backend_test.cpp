@@ -1,0 +1,94 @@
+// The backend an int64 convolution takes on CUDA decides what refuses it (cuda_dtypes.cpp,
+// refuse_cuda_convolution_dtype; CUDA_RULES.md): a depthwise one goes to _conv_depthwise2d or
+// conv_depthwise3d, whose rows name their dispatch, unless cuDNN's channels-last format applies
+// (use_cudnn_depthwise, Convolution.cpp @1.13.1); anything else to cuDNN, which cannot describe
+// Long (cudnn/Types.cpp:28 @1.13.1). And uint8 matmuls, which CUDA's addmm does not dispatch.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <torchplace/sim/sim.h>
+
+namespace sim_conv_backend_test {  // unity-built with the other harness tests
+namespace {
+
+constexpr const char* kCudnn = "getCudnnDataTypeFromScalarType() not supported for Long";
+
+// What a statement raises ("" when it runs).
+std::string raised(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const c10::Error& error) {
+    return error.what_without_backtrace();
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "";
+}
+
+torch::Tensor longs(at::IntArrayRef sizes) { return torch::ones(sizes, torch::kLong); }
+
+// A convolution of `input` and `weight` on the sim, stride 1, no padding, `groups` groups; what
+// it raises. The CPU runs every one of these.
+std::string convolution_on_sim(const torch::Tensor& input, const torch::Tensor& weight,
+                               int64_t groups) {
+  const std::vector<int64_t> ones(input.dim() - 2, 1), zeros(input.dim() - 2, 0);
+  const auto convolve = [&](const torch::Tensor& x, const torch::Tensor& w) {
+    return at::convolution(x, w, {}, ones, zeros, ones, false, zeros, groups);
+  };
+  EXPECT_EQ(raised([&] { convolve(input, weight); }), "") << "the CPU runs it";
+  return raised([&] { convolve(input.to(tp::sim::device()), weight.to(tp::sim::device())); });
+}
+
+// One input channel and one group: not depthwise (is_depthwise wants groups > 1), so cuDNN.
+TEST(SimConvBackend, OneChannelOneGroupGoesToCudnn) {
+  EXPECT_EQ(convolution_on_sim(longs({1, 1, 5, 5}), longs({2, 1, 3, 3}), 1), kCudnn);
+  EXPECT_EQ(convolution_on_sim(longs({1, 1, 1, 1}), longs({1, 1, 1, 1}), 1), kCudnn)
+      << "a one-element input";
+}
+
+// A 1-d convolution goes to cuDNN too.
+TEST(SimConvBackend, Conv1dGoesToCudnn) {
+  EXPECT_EQ(convolution_on_sim(longs({1, 2, 5}), longs({4, 2, 3}), 1), kCudnn);
+}
+
+// A depthwise 3-d convolution (5-d input) takes conv_depthwise3d, which dispatches no Long
+// (DepthwiseConv3d.cu:427 @1.13.1); a 2-d one _conv_depthwise2d.
+TEST(SimConvBackend, DepthwiseConvolutionsTakeTheirOwnKernels) {
+  EXPECT_EQ(convolution_on_sim(longs({1, 2, 3, 5, 5}), longs({2, 1, 3, 3, 3}), 2),
+            "\"conv_depthwise3d\" not implemented for 'Long'");
+  EXPECT_EQ(convolution_on_sim(longs({1, 2, 5, 5}), longs({2, 1, 3, 3}), 2),
+            "\"conv_depthwise2d_forward_cuda\" not implemented for 'Long'");
+}
+
+// cuDNN takes a depthwise convolution when the input or the weight is channels-last
+// (cudnn_conv_suggest_memory_format, ConvUtils.h @1.13.1: ChannelsLast for a 4-d weight,
+// ChannelsLast3d for a 5-d one).
+TEST(SimConvBackend, ChannelsLastDepthwiseGoesToCudnn) {
+  const torch::Tensor input = longs({1, 2, 5, 5}), weight = longs({2, 1, 3, 3});
+  const auto last = at::MemoryFormat::ChannelsLast;
+  EXPECT_EQ(convolution_on_sim(input.contiguous(last), weight, 2), kCudnn) << "the input";
+  // A depthwise weight has one channel per group: its contiguous strides count as channels-last
+  // contiguous too, and suggest the contiguous format; these strides suggest channels-last.
+  const torch::Tensor strided = torch::empty_strided({2, 1, 3, 3}, {9, 1, 3, 1}, torch::kLong);
+  ASSERT_EQ(strided.suggest_memory_format(), last);
+  EXPECT_EQ(convolution_on_sim(input, strided.fill_(1), 2), kCudnn) << "the weight";
+  const torch::Tensor input3d = longs({1, 2, 3, 5, 5}), weight3d = longs({2, 1, 3, 3, 3});
+  EXPECT_EQ(convolution_on_sim(input3d.contiguous(at::MemoryFormat::ChannelsLast3d), weight3d, 2),
+            kCudnn);
+}
+
+// uint8 mm: CUDA's addmm dispatch runs no Byte (the "addmm_cuda" rows, Blas.cpp:285 @1.13.1).
+TEST(SimCudaDtypes, ByteMatmulRaisesAsOnCuda) {
+  const torch::Tensor a = torch::ones({2, 3}, torch::kByte), b = torch::ones({3, 2}, torch::kByte);
+  ASSERT_EQ(raised([&] { torch::mm(a, b); }), "") << "the CPU runs uint8 mm";
+  EXPECT_EQ(raised([&] { torch::mm(a.to(tp::sim::device()), b.to(tp::sim::device())); }),
+            "\"addmm_cuda\" not implemented for 'Byte'");
+}
+
+}  // namespace
+}  // namespace sim_conv_backend_test
