@@ -8,6 +8,7 @@
 #include <string>
 
 #include <torchplace/sim/sim.h>
+#include <torchplace/sim/transfer_log.h>
 #include "child_run.h"
 
 namespace sim_as_cuda_child_test {  // unity-built with the other harness tests
@@ -33,12 +34,40 @@ TEST(SimAsCudaChild, CopyMovesTheValues) {
   EXPECT_TRUE(torch::equal(on_cuda.cpu(), values));
 }
 
-// Starts the child above with the sim as CUDA.
+// In the child: a tensor copied onto itself moves nothing (copy_impl returns first, Copy.cpp).
+TEST(SimAsCudaChild, CopyOntoItselfMovesNothing) {
+  if (std::getenv(kChild) == nullptr)
+    GTEST_SKIP() << "runs in the child SimAsCudaCopy.InAChild starts (the sim as CUDA)";
+  tp::sim::enable_as_cuda();
+  torch::Tensor on_cuda = torch::arange(4, torch::TensorOptions(torch::kCUDA).dtype(torch::kFloat));
+  tp::sim::TransferLog log;
+  on_cuda.copy_(on_cuda);
+  log.stop();
+  EXPECT_EQ(log.device_to_device().copies, 0) << log.summary();
+  EXPECT_TRUE(torch::equal(on_cuda.cpu(), torch::arange(4, torch::kFloat)));
+}
+
+// In the child: a copy out of a meta tensor is refused, in copy_'s words (copy_impl, Copy.cpp
+// @1.13.1), as on CUDA.
+TEST(SimAsCudaChild, CopyOutOfAMetaTensorIsRefused) {
+  if (std::getenv(kChild) == nullptr)
+    GTEST_SKIP() << "runs in the child SimAsCudaCopy.InAChild starts (the sim as CUDA)";
+  tp::sim::enable_as_cuda();
+  torch::Tensor on_cuda = torch::zeros({2}, torch::kCUDA);
+  try {
+    on_cuda.copy_(torch::empty({2}, torch::kMeta));
+    ADD_FAILURE() << "copied out of a meta tensor";
+  } catch (const c10::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("Cannot copy out of meta tensor"), std::string::npos)
+        << error.what();
+  }
+}
+
+// Starts the children above with the sim as CUDA.
 TEST(SimAsCudaCopy, InAChild) {
-  const auto [status, output] =
-      tp_test::run_child(std::string(kChild) + "=1", "SimAsCudaChild.CopyMovesTheValues");
+  const auto [status, output] = tp_test::run_child(std::string(kChild) + "=1", "SimAsCudaChild.*");
   EXPECT_EQ(status, 0) << output;
-  EXPECT_NE(output.find("[  PASSED  ] 1 test."), std::string::npos) << output;
+  EXPECT_NE(output.find("[  PASSED  ] 3 tests."), std::string::npos) << output;
   EXPECT_EQ(output.find("SKIPPED"), std::string::npos) << output;
 }
 

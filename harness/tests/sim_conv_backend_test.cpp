@@ -90,5 +90,15 @@ TEST(SimCudaDtypes, ByteMatmulRaisesAsOnCuda) {
             "\"addmm_cuda\" not implemented for 'Byte'");
 }
 
+// An int64 mm whose second argument is empty runs, as its result is (addmm_out_cuda_impl returns
+// before its dispatch, Blas.cpp @1.13.1).
+TEST(SimCudaDtypes, Int64MatmulWithAnEmptySecondArgumentRuns) {
+  const torch::Tensor a = torch::ones({2, 3}, torch::kLong), b = torch::ones({3, 0}, torch::kLong);
+  torch::Tensor product;
+  EXPECT_EQ(raised([&] { product = torch::mm(a.to(tp::sim::device()), b.to(tp::sim::device())); }),
+            "");
+  EXPECT_EQ(product.sizes(), (std::vector<int64_t>{2, 0}));
+}
+
 }  // namespace
 }  // namespace sim_conv_backend_test

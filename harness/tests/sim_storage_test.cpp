@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <utility>
 
 #include <torchplace/sim/sim.h>
 #include <torchplace/sim/transfer_log.h>
@@ -102,9 +103,11 @@ TEST(SimStorage, ViewsAliasTheirInput) {
   whole.set_(tensor.storage());
   ASSERT_EQ(whole.sizes(), tensor.sizes());
   tensor.fill_(7);
-  for (const torch::Tensor& view : {reshaped, windows, whole}) {
-    EXPECT_EQ(view.data_ptr(), tensor.data_ptr());
-    EXPECT_TRUE(torch::equal(view.cpu(), torch::full(view.sizes(), 7.0))) << view.cpu();
+  const std::pair<const char*, torch::Tensor> views[] = {
+      {"reshape", reshaped}, {"unfold", windows}, {"set_", whole}};
+  for (const auto& [name, view] : views) {
+    EXPECT_EQ(view.data_ptr(), tensor.data_ptr()) << name;
+    EXPECT_TRUE(torch::equal(view.cpu(), torch::full(view.sizes(), 7.0))) << name;
   }
 }
 
@@ -116,6 +119,19 @@ TEST(SimStorage, ANegativeViewCopiesNegated) {
   torch::Tensor host = torch::empty({4});
   host.copy_(negative);
   EXPECT_TRUE(torch::equal(host, -values)) << host;
+}
+
+// A copy out of a meta tensor is refused, in copy_'s words (copy_impl, Copy.cpp @1.13.1: before
+// it hands any other device's copy to _copy_from), as on CUDA.
+TEST(SimStorage, ACopyOutOfAMetaTensorIsRefused) {
+  torch::Tensor tensor = on_sim(torch::zeros({2}));
+  try {
+    tensor.copy_(torch::empty({2}, torch::kMeta));
+    ADD_FAILURE() << "copied out of a meta tensor";
+  } catch (const c10::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("Cannot copy out of meta tensor"), std::string::npos)
+        << error.what();
+  }
 }
 
 // _copy_from_and_resize (cpu_fallback's for out= arguments) resizes its destination, copies
@@ -152,6 +168,15 @@ TEST(SimStorage, SetDataRefusesAMetaTensor) {
   torch::Tensor parameter = on_sim(torch::ones({2}));
   EXPECT_THROW(parameter.set_data(torch::empty({2}, torch::kMeta)), c10::Error);
   EXPECT_EQ(parameter.device(), tp::sim::device());
+}
+
+// The same question in inference mode (no autograd keys): answered as a query, as for CUDA
+// tensors, with no device check (CompositeImplicit _has_compatible_shallow_copy_type).
+TEST(SimStorage, ShallowCopyCompatibilityInInferenceMode) {
+  const c10::InferenceMode guard;
+  const torch::Tensor tensor = on_sim(torch::ones({2}));
+  EXPECT_TRUE(at::_has_compatible_shallow_copy_type(tensor, torch::ones({2})));
+  EXPECT_FALSE(at::_has_compatible_shallow_copy_type(tensor, torch::empty({2}, torch::kMeta)));
 }
 
 }  // namespace
