@@ -148,6 +148,17 @@ TEST(SimStorage, CopyFromAndResizeResizesAndBlocks) {
   EXPECT_EQ(log.host_to_device().non_blocking, 0);
 }
 
+// _copy_from_and_resize of a conjugate view resolves it, from the CPU and from the sim.
+TEST(SimStorage, CopyFromAndResizeOfAConjugateViewResolvesIt) {
+  const torch::Tensor values = torch::complex(torch::arange(3.0), torch::ones({3}));
+  const torch::Tensor destination = torch::empty({0}, values.options().device(tp::sim::device()));
+  at::_copy_from_and_resize(values.conj(), destination);
+  EXPECT_TRUE(torch::equal(destination.cpu(), values.conj().resolve_conj()));
+  torch::Tensor host = torch::empty({0}, values.options());
+  at::_copy_from_and_resize(on_sim(values).conj(), host);
+  EXPECT_TRUE(torch::equal(host, values.conj().resolve_conj()));
+}
+
 // set_data (Module::to's) between a CPU and a sim tensor: allowed, as between CPU and CUDA ones
 // (_has_compatible_shallow_copy_type), on a leaf that requires grad too.
 TEST(SimStorage, SetDataMovesBetweenTheCpuAndTheSim) {
