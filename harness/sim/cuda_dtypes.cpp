@@ -126,15 +126,12 @@ bool dispatch_raises_not_implemented() {
   TORCH_CHECK(false, row.message);
 }
 
-// Some tensor in `value` empty.
+// `value` an empty tensor, or a tensor list holding none: the one listed operator taking a list,
+// _amp_foreach_non_finite_check_and_unscale_, returns before its checks only for an empty list
+// (AmpKernels.cu:93 @1.13.1, :92 @2.6.0), not for an empty tensor in it.
 bool has_empty_tensor(const c10::IValue& value) {
   if (value.isTensor()) return value.toTensor().defined() && value.toTensor().numel() == 0;
-  if (value.isTensorList()) {
-    for (const at::Tensor& each : value.toTensorVector()) {
-      if (has_empty_tensor(c10::IValue(each))) return true;
-    }
-  }
-  return false;
+  return value.isTensorList() && value.toTensorList().empty();
 }
 
 // The dtype `value` carries where `row` holds for it: a tensor's of the row's ranks, or a
