@@ -101,16 +101,21 @@ TEST(SimCudaDtypes, Int64MatmulWithAnEmptySecondArgumentRuns) {
 }
 
 // _amp_foreach_non_finite_check_and_unscale_ returns before its checks only when the list of
-// gradients is empty (AmpKernels.cu:93 @1.13.1): an empty gradient in it exempts nothing. (An
-// empty list is not tried: 1.13.1 has no CPU kernel for the sim to run then.)
+// gradients is empty (AmpKernels.cu:93 @1.13.1): an empty gradient in it exempts nothing, and an
+// empty list is not refused for found_inf's dtype (1.13.1 has no CPU kernel for the sim to run
+// then: what else it raises is not CUDA's).
 TEST(SimCudaDtypes, AmpUnscaleExemptsOnlyAnEmptyGradientList) {
   const auto on_sim = [](const torch::Tensor& tensor) { return tensor.to(tp::sim::device()); };
   const torch::Tensor inv_scale = on_sim(torch::ones({1}));
   torch::Tensor found_inf = on_sim(torch::zeros({1}, torch::kDouble));
   const std::vector<torch::Tensor> grads = {on_sim(torch::ones({3})), on_sim(torch::ones({0}))};
+  const std::string refused = "found_inf must be a float tensor.";
   EXPECT_EQ(
       raised([&] { at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale); }),
-      "found_inf must be a float tensor.");
+      refused);
+  const std::string none =
+      raised([&] { at::_amp_foreach_non_finite_check_and_unscale_({}, found_inf, inv_scale); });
+  EXPECT_EQ(none.find(refused), std::string::npos) << none;
 }
 
 }  // namespace
