@@ -82,6 +82,24 @@ TEST(SimConvBackend, ChannelsLastDepthwiseGoesToCudnn) {
             kCudnn);
 }
 
+// An input on the device and a weight on the CPU: CUDA's _convolution checks their types
+// (c10::Error, "Input type (CUDALongType) and weight type (CPULongType) should be the same",
+// Convolution.cpp:645 @1.13.1) before cuDNN describes the dtype (std::runtime_error). The sim's
+// c10::Error names the devices instead; its class and its coming first are CUDA's.
+TEST(SimConvBackend, MixedDevicesRaiseBeforeTheDtype) {
+  const torch::Tensor input = longs({1, 2, 5, 5}).to(tp::sim::device()),
+                      weight = longs({4, 2, 3, 3});
+  const std::vector<int64_t> ones = {1, 1}, zeros = {0, 0};
+  try {
+    at::convolution(input, weight, {}, ones, zeros, ones, false, zeros, 1);
+    ADD_FAILURE() << "a convolution of sim:0 and CPU tensors ran";
+  } catch (const c10::Error& error) {
+    EXPECT_EQ(std::string(error.what()).find(kCudnn), std::string::npos) << error.what();
+  } catch (const std::exception& error) {
+    ADD_FAILURE() << "not c10::Error: " << error.what();
+  }
+}
+
 // uint8 mm: CUDA's addmm dispatch runs no Byte (the "addmm_cuda" rows, Blas.cpp:285 @1.13.1).
 TEST(SimCudaDtypes, ByteMatmulRaisesAsOnCuda) {
   const torch::Tensor a = torch::ones({2, 3}, torch::kByte), b = torch::ones({3, 2}, torch::kByte);
