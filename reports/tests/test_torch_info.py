@@ -83,9 +83,10 @@ class TorchInfo(unittest.TestCase):
         with open(os.path.join(self.site, "torch/__init__.py"), "w", encoding="utf-8") as stand_in:
             stand_in.write("class version:  # a stand-in torch, synthetic\n    cuda = '12.4'\n")
         reports = os.path.dirname(os.path.dirname(torch_info.__file__))
+        path = os.environ.get("PYTHONPATH", "")  # the caller's (a tracer's sitecustomize) kept
         done = subprocess.run(
             [sys.executable, "-m", "torchplace.torch_info", "cuda"],
-            env={**os.environ, "PYTHONPATH": os.pathsep.join([self.site, reports])},
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([self.site, reports, path])},
             capture_output=True,
             text=True,
             check=False,
