@@ -1,7 +1,8 @@
 """The shared loop's own check (training.py; CTest python.training_check, not one of the examples'
 cells): `assert_trains_like` passes a fix only when its losses match the reference and fall. A
-run that matches its reference but never learns (its gradients dropped before each step) is
-refused. The data is training.py's synthetic data, on the CPU."""
+run that learns from other data is refused, and so is one that matches its reference but never
+learns (its gradients dropped before each step). The data is training.py's synthetic data, on the
+CPU."""
 import unittest
 
 import torch
@@ -22,6 +23,13 @@ class AssertTrainsLike(unittest.TestCase):
         reference = train(Classifier(), classify_loss(inputs, labels), before_step=drop_gradients)
         with self.assertRaisesRegex(AssertionError, "the loss did not fall"):
             assert_trains_like(losses, reference)
+
+    def test_losses_unlike_the_reference_are_refused(self):
+        # a fix that trains but computes another answer (here: half its batch) must fail
+        inputs, labels = data()
+        half = train(Classifier(), classify_loss(inputs[::2], labels[::2]))
+        with self.assertRaises(AssertionError):
+            assert_trains_like(half, train(Classifier(), classify_loss(inputs, labels)))
 
     def test_a_loss_that_falls_like_its_reference_passes(self):
         inputs, labels = data()
