@@ -27,6 +27,7 @@
 
 #include <torchplace/archive_retag.h>
 #include <torchplace/compat.h>
+#include <torchplace/numeric.h>
 #include <torchplace/scenario.h>
 #include <torchplace/sim/sim.h>
 #include <torchplace/temp_dir.h>
@@ -106,7 +107,7 @@ void expect_forward_matches(tp::Cell& cell, torch::jit::Module& loaded, Archive&
       cell.under_test("forward", [&] { return loaded.forward({input}).toTensor(); });
   EXPECT_EQ(output.device(), input.device());
   const torch::Tensor expected = archive.module.forward({input.cpu()}).toTensor();
-  EXPECT_TRUE(torch::allclose(output.cpu(), expected, 1e-5, 1e-6));
+  TP_EXPECT_CLOSE(output, expected, 1e-5, 1e-6);
 }
 
 void default_load(tp::Cell& cell) {

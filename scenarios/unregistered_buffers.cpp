@@ -58,12 +58,14 @@ void check_to_device(tp::Cell& cell) {
 
 void check_to_float64(tp::Cell& cell) {
   Projector model(registers(cell));
+  const torch::Tensor input = torch::randn({kSamples, kFeatures}, torch::kFloat64);
+  const torch::Tensor float32_reference = model(input.to(torch::kFloat));  // before the cast
   model->to(torch::kFloat64);
   cell.note(std::string("projection dtype after to(kFloat64): ") +
             c10::toString(model->projection.scalar_type()));
-  const torch::Tensor input = torch::randn({kSamples, kFeatures}, torch::kFloat64);
   const torch::Tensor output = cell.under_test("forward", [&] { return model(input); });
   EXPECT_EQ(output.scalar_type(), torch::kFloat64);
+  TP_EXPECT_CLOSE(output, float32_reference, kRtol, kAtol);
 }
 
 void check_save_load(tp::Cell& cell) {
