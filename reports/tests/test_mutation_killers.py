@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The schema's first-killers pass (torchplace.mutation.schema_runs.Killers): a mutant runs the
 tests that killed most mutants so far first, and a kill there stands without the full run only
-when those tests pass alone with no mutant chosen. A stand-in for gtest: synthetic tests."""
+when those tests pass alone with no mutant chosen. Then a file's second kill set (scope): run on
+what the first leaves alive, never after a kill. A stand-in for gtest: synthetic tests."""
 import unittest
 
-from torchplace.mutation import schemata
+from torchplace.mutation import schemata, scope
 from torchplace.mutation.schema_runs import Killers
+from torchplace.mutation.scratch import cpp_kill_sets, then_second
 
 FULL = "Suite.*"
 
@@ -60,6 +62,34 @@ class FirstKillers(unittest.TestCase):
         fake.gtest = lambda *args, **kwargs: ("fail", "crashed (exit -11)")
         killers.judge(fake, "bin", FULL, 0)
         self.assertFalse(killers.counts)
+
+
+SIM_FILE = "harness/sim/cuda_rules.cpp"
+
+
+class SecondKillSet(unittest.TestCase):
+    def test_the_sims_files_run_the_sim_cells_after_the_sim_suites(self):
+        self.assertEqual(cpp_kill_sets(SIM_FILE), [scope.CPP[SIM_FILE], scope.SIM_CELLS])
+        self.assertEqual(scope.SIM_CELLS, ("torchplace_scenarios", "*sim0*"))
+        for path in ("harness/sim/user_frame.cpp", "harness/devices.cpp", "scenarios/amp.cpp"):
+            self.assertEqual(cpp_kill_sets(path), [scope.CPP[path]], path)
+
+    def test_a_survivor_of_the_first_is_judged_by_the_second(self):
+        fake = FakeGtest({3: {scope.SIM_CELLS[1]}})  # the cells fail under mutant 3
+        chosen = {schemata.ENV: "3"}
+        self.assertEqual(then_second(fake, SIM_FILE, "pass", "111 test(s)", chosen)[0], "fail")
+        self.assertEqual(fake.calls, [(scope.SIM_CELLS[1], 3)])
+        # no kill there: the first's verdict stands
+        self.assertEqual(
+            then_second(fake, SIM_FILE, "empty", "0", {schemata.ENV: "4"}), ("empty", "0")
+        )
+
+    def test_a_kill_or_a_file_without_a_second_runs_nothing_more(self):
+        fake = FakeGtest({})
+        self.assertEqual(then_second(fake, SIM_FILE, "fail", "Sim.x"), ("fail", "Sim.x"))
+        self.assertEqual(then_second(fake, SIM_FILE, "timeout", "t"), ("timeout", "t"))
+        self.assertEqual(then_second(fake, "harness/devices.cpp", "pass", "p"), ("pass", "p"))
+        self.assertEqual(fake.calls, [])
 
 
 if __name__ == "__main__":

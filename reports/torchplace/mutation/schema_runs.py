@@ -11,7 +11,7 @@ from typing import Deque, Dict, List, Optional, Tuple
 
 from torchplace.mutation import macros, operators_cpp, schemata, scope
 from torchplace.mutation.operators_cpp import Mutant
-from torchplace.mutation.scratch import Scratch, log, write_fresh
+from torchplace.mutation.scratch import Scratch, cpp_kill_sets, log, then_second, write_fresh
 
 MAX_ROUNDS = 4  # numbered builds; each drops every copy an error names
 ERRORS_KEPT = 2_000_000  # characters of a failed build's output: every error, to name its copy
@@ -114,6 +114,20 @@ def alone_failures(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[s
     }
 
 
+def _schema_passes(scratch: Scratch, path: str) -> bool:
+    """The schema, no mutant chosen, builds and passes each of the file's kill sets."""
+    kill_sets = cpp_kill_sets(path)
+    ok, output = scratch.build([binary for binary, _ in kill_sets])
+    for kill in kill_sets:
+        verdict, detail = scratch.gtest(*kill) if ok else ("unbuilt", output[-400:])
+        if verdict != "pass":
+            log(
+                f"schema of {path}, no mutant chosen: {kill} {verdict} ({detail[:160]}): one by one"
+            )
+            return False
+    return True
+
+
 def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, dict]:
     """The records of the file's mutants the schema judged, by id (none where it cannot)."""
     file = scratch.tree / path
@@ -127,10 +141,7 @@ def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, di
             return {}
         dropped = [m for m in held if m not in numbered.values()]
         write_fresh(file, schemata.schema(pristine, numbered))
-        ok, output = scratch.build([binary])
-        verdict, detail = scratch.gtest(binary, pattern) if ok else ("unbuilt", output[-400:])
-        if verdict != "pass":
-            log(f"schema of {path}, no mutant chosen: {verdict} ({detail[:200]}); one by one")
+        if not _schema_passes(scratch, path):
             return {}
         share = (time.monotonic() - started) / len(numbered)  # the builds, shared
         killers = KILLERS.setdefault((binary, pattern), Killers())
@@ -138,6 +149,8 @@ def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, di
         for number, mutant in numbered.items():
             began = time.monotonic()
             verdict, detail = killers.judge(scratch, binary, pattern, number)
+            env = {schemata.ENV: str(number)}
+            verdict, detail = then_second(scratch, path, verdict, detail, env)
             seconds = round(time.monotonic() - began + share, 1)
             status = STATUS.get(verdict, "survived")
             records[mutant.id] = {"status": status, "detail": detail, "seconds": seconds}

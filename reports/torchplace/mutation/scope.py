@@ -3,7 +3,8 @@ tracks (git ls-files), less the ones reports/torchplace/mutation/scope_excluded 
 a one-line reason; and, per file, the tests that can kill its mutants, by rule.
 
 C++: a kill set is (test binary, gtest filter). By folder: harness/sim/ -> the Sim* suites of
-torchplace_harness_tests; scenarios/<name>.cpp -> that scenario's cells in torchplace_scenarios
+torchplace_harness_tests, then, on a mutant they leave alive, the scenario cells on the sim
+(SIM_CELLS, second_kill_set); scenarios/<name>.cpp -> that scenario's cells in torchplace_scenarios
 (every device this host runs); scenarios/transfers/ and harness/bench/ -> torchplace_transfer_tests;
 the sim's user-frame files -> torchplace_sim_where_tests (WHERE); the rest of harness/ -> every
 test of torchplace_harness_tests. FILTERS narrows a file whose unit tests were mapped and
@@ -16,7 +17,7 @@ import fnmatch
 import subprocess
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from torchplace.schema import ROOT
 
@@ -170,3 +171,11 @@ def _split() -> Tuple[Dict[str, Tuple[str, str]], List[str]]:
 
 CPP, _PY = _split()
 PYTHON = {path: ("reach", path) for path in _PY}  # kill set resolved at run time (reach.py)
+# The scenario cells on the sim: a second kill set of the sim's files that the Sim* suites judge,
+# run only on a mutant those suites leave alive (the cells call operators the suites do not).
+SIM_CELLS = ("torchplace_scenarios", "*sim0*")
+
+
+def second_kill_set(path: str) -> Optional[Tuple[str, str]]:
+    """(binary, gtest filter) a C++ file's mutant runs after its first kill set passed, or None."""
+    return SIM_CELLS if CPP.get(path, ("", ""))[1] == "Sim*" else None

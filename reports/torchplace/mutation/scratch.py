@@ -239,14 +239,34 @@ def reached(tests: List[pytests.PyTest], path: str, tree: Path) -> Set[str]:
     return {test.name for test in tests if path in reach.reached_files(tuple(test.command), tree)}
 
 
+def cpp_kill_sets(path: str) -> List[Tuple[str, str]]:
+    """A C++ file's kill sets, (binary, gtest filter), in the order a mutant runs them."""
+    second = scope.second_kill_set(path)
+    return [scope.CPP[path]] + ([second] if second else [])
+
+
+def then_second(
+    scratch: Scratch, path: str, verdict: str, detail: str, env: Optional[Dict[str, str]] = None
+) -> Tuple[str, str]:
+    """A gtest verdict that did not kill, judged again by the file's second kill set (scope)."""
+    second = scope.second_kill_set(path)
+    if second is None or verdict in ("fail", "timeout"):
+        return verdict, detail
+    again, more = scratch.gtest(*second, env)
+    return (again, f"{second[0]}: {more}") if again in ("fail", "timeout") else (verdict, detail)
+
+
 def baseline(scratch: Scratch, mutants: list) -> None:
     """Every kill set the mutants use runs at least one test and passes unmutated."""
-    binaries = {kill_set(mutant)[1] for mutant in mutants if is_cpp(mutant)}
+    cpp = {mutant.path for mutant in mutants if is_cpp(mutant)}
+    binaries = {binary for path in cpp for binary, _ in cpp_kill_sets(path)}
     if binaries:
         ok, output = scratch.build(binaries, BASELINE_TIMEOUT_S)
         if not ok:
             raise CannotJudge(EXIT_BUILD, "the unmutated scratch copy does not build:\n" + output)
-    for kill in sorted({kill_set(mutant) for mutant in mutants}, key=str):
+    kills = {kill_set(mutant) for mutant in mutants if not is_cpp(mutant)}
+    kills |= {("gtest",) + kill for path in cpp for kill in cpp_kill_sets(path)}
+    for kill in sorted(kills, key=str):
         if kill[0] == "ctest":
             tests = scratch.python_kill_set(kill[1:]).tests
             traced = sum(test.traced for test in tests)
@@ -284,11 +304,12 @@ def try_mutant(scratch: Scratch, mutant: Mutant) -> dict:
     killer = ""
     try:
         if is_cpp(mutant):
-            ok, output = scratch.build([kill_set(mutant)[1]])
+            ok, output = scratch.build([binary for binary, _ in cpp_kill_sets(mutant.path)])
             if not ok:
                 status = "timeout" if "timed out" in output else "build_failure"
                 return {"status": status, "detail": output[-400:]}
             verdict, detail = scratch.gtest(*kill_set(mutant)[1:])
+            verdict, detail = then_second(scratch, mutant.path, verdict, detail)
             # "empty": every selected test skipped, which CI shows as no failure either
             status = {"fail": "killed", "pass": "survived", "timeout": "timeout"}.get(
                 verdict, "survived"
