@@ -70,7 +70,7 @@ SIM_FILE = "harness/sim/cuda_rules.cpp"
 class SecondKillSet(unittest.TestCase):
     def test_the_sims_files_run_the_sim_cells_after_the_sim_suites(self):
         self.assertEqual(cpp_kill_sets(SIM_FILE), [scope.CPP[SIM_FILE], scope.SIM_CELLS])
-        self.assertEqual(scope.SIM_CELLS, ("torchplace_scenarios", "*sim0*"))
+        self.assertEqual(scope.SIM_CELLS, ("torchplace_scenarios", "*sim0*-ddp.*"))
         for path in ("harness/sim/user_frame.cpp", "harness/devices.cpp", "scenarios/amp.cpp"):
             self.assertEqual(cpp_kill_sets(path), [scope.CPP[path]], path)
 
