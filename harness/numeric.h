@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <limits>
+
 namespace tp {
 
 // max |actual - reference| / (atol + rtol * |reference|), both taken to float64 on the CPU;
-// <= 1 means within tolerance. NaN in either gives NaN, which fails every comparison.
+// <= 1 means within tolerance. NaN in either gives NaN, which fails every comparison; so does a
+// negative tolerance, whose negative bound would pass any answer (seen: a slipped sign).
 inline double tolerance_ratio(const torch::Tensor& actual, const torch::Tensor& reference,
                               double rtol, double atol) {
+  if (!(rtol >= 0 && atol >= 0)) return std::numeric_limits<double>::quiet_NaN();
   const auto a = actual.detach().to(torch::kCPU, torch::kFloat64);
   const auto r = reference.detach().to(torch::kCPU, torch::kFloat64);
   return ((a - r).abs() / (atol + rtol * r.abs())).max().item<double>();

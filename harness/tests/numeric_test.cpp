@@ -1,6 +1,6 @@
 // TP_EXPECT_CLOSE must fail what it cannot call close: a NaN or an inf on either side, a value
-// beyond the tolerance, and pass a value within it. Its failures are caught with GoogleTest's
-// own reporter interception, so that this test sees them without failing itself.
+// beyond the tolerance, a negative tolerance, and pass a value within it. Its failures are caught
+// with GoogleTest's own reporter interception, so that this test sees them without failing itself.
 #include <torchplace/numeric.h>
 
 #include <gtest/gtest-spi.h>
@@ -76,6 +76,25 @@ TEST(ExpectClose, FailsANanOrInfReference) {
   // inf against inf: their difference is NaN, never "close"
   const torch::Tensor infs = torch::tensor({kInf, 2.0, 3.0}, torch::kFloat64);
   EXPECT_EQ(failures_of(infs, infs), 1);
+}
+
+// A negative tolerance makes the bound negative, under which any difference's ratio is <= 1: the
+// check must fail instead (an exact answer as well as a wrong one).
+TEST(ExpectClose, FailsANegativeTolerance) {
+  const auto failures = [](double rtol, double atol, double actual) {
+    ::testing::TestPartResultArray results;
+    {
+      ::testing::ScopedFakeTestPartResultReporter reporter(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+      [&] { TP_EXPECT_CLOSE(torch::tensor(actual), torch::tensor(1.0), rtol, atol); }();
+    }
+    return results.size();
+  };
+  for (const double actual : {1.0, 5.0}) {
+    EXPECT_EQ(failures(-0.9999, 1e-6, actual), 1) << actual;
+    EXPECT_EQ(failures(1e-4, -0.999999, actual), 1) << actual;
+  }
+  EXPECT_EQ(failures(0.0, 1e-6, 1.0), 0);  // zero is a tolerance: an exact answer passes
 }
 
 TEST(ExpectClose, FailsOtherSizes) {
