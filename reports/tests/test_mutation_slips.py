@@ -79,6 +79,13 @@ class Cpp(unittest.TestCase):
         mutants = operators_cpp.mutants_of("x.cpp", plain)
         self.assertFalse([m for m in mutants if m.operator.startswith("regex")])
 
+    def test_gtests_symmetric_checks_are_not_swapped(self):
+        text = (
+            "void f() {\n  EXPECT_EQ(a.device(), b);\n  ASSERT_NE(a, b);\n  EXPECT_LT(a, b);\n}\n"
+        )
+        mutants = operators_cpp.mutants_of("x.cpp", text)
+        self.assertEqual(edits(mutants, "arg_swap"), ["EXPECT_LT(b, a);"])
+
     def test_calls_loops_and_compound_assignments(self):
         mutants = operators_cpp.mutants_of("x.cpp", CPP)
         self.assertEqual(edits(mutants, "arg_swap"), ["g(b, a);"])  # not the string's text

@@ -1,6 +1,8 @@
 """The C++ operators of issue 45, the slips a tired person commits (operators_cpp.py has the
 standard ones; the same masked lines: comments and strings blanked, same length):
   arg_swap          two adjacent arguments of a one-line call swapped: `f(a, b)` -> `f(b, a)`
+                    (not of GoogleTest's EQ/NE checks: symmetric, their operands differ only in
+                    the failure's wording)
   loop_start        a `for` loop's start moved: `for (int i = 0;` -> `for (int i = 0 + 1;`
   loop_bound        its bound moved: `; i < n;` -> `; i < n - 1;`
   aug_assign        `+=` (also `-=`, `*=`, `|=`) turned into `=`
@@ -16,6 +18,7 @@ from typing import List, Optional, Tuple
 from torchplace.mutation import operators_regex
 
 NOT_CALLS = {"if", "while", "for", "switch", "return", "sizeof", "catch", "decltype", "alignof"}
+SYMMETRIC = {"EXPECT_EQ", "EXPECT_NE", "ASSERT_EQ", "ASSERT_NE"}
 CALL = re.compile(r"\b(\w+)\(")
 AUG = re.compile(r" (\+|-|\*|\|)= ")
 FOR = re.compile(r"\bfor \(([^;()]*(?:\([^;()]*\))*[^;()]*);([^;]*);")
@@ -46,7 +49,7 @@ def _arguments(masked: str, start: int, end: int) -> List[Tuple[int, int]]:
 def arg_swaps(line: str, masked: str) -> List[Tuple[str, str]]:
     found = []
     for match in CALL.finditer(masked):
-        if match.group(1) in NOT_CALLS:
+        if match.group(1) in NOT_CALLS or match.group(1) in SYMMETRIC:
             continue
         close = _closing(masked, match.end() - 1)
         if close < 0:
