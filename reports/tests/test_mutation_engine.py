@@ -86,6 +86,18 @@ class Operators(unittest.TestCase):
         unguard = [m for m in mutants if m.operator == "unguard"]
         self.assertEqual([m.new.strip() for m in unguard], ["return std::min(a, 2);"])
 
+    def test_no_return_value_mutant_returns_what_was_returned(self):
+        for value in ("false", "nullptr", "std::nullopt", "c10::nullopt", "{}"):
+            text = f"bool f() {{\n  return {value};  // a note\n}}\n"
+            operators = [m.operator for m in operators_cpp.mutants_of("x.cpp", text)]
+            self.assertNotIn("return_value", operators, value)
+        for value in ("0", "true", "x"):  # `return 0;` may build a class type from an int
+            operators = [
+                m.operator
+                for m in operators_cpp.mutants_of("x.cpp", f"int f() {{\n  return {value};\n}}\n")
+            ]
+            self.assertIn("return_value", operators, value)
+
     def test_every_python_operator_fires_outside_docstrings_and_fstrings(self):
         mutants = operators_py.mutants_of("x.py", PY)
         operators = {m.operator for m in mutants}

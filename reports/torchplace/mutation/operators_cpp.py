@@ -13,7 +13,8 @@ The operators (name: what it does):
   const_plus / const_minus   a numeric literal +1 / -1 (bounds and constants)
   minmax_swap    `min(` <-> `max(`
   delete_stmt    a whole one-line statement removed (not a declaration-looking or return line)
-  return_value   `return X;` -> `return {};` (value-initialised: false, 0, empty, nullopt)
+  return_value   `return X;` -> `return {};` (value-initialised: false, 0, empty, nullopt); not
+                 where X is already that value (VALUE_INITIALISED: the same program)
 Comments, string and character literals and preprocessor lines are never mutated. A mutant that
 does not compile proves nothing and is recorded as a build failure, never as killed. A mutant in
 the first branch of `#if NAME` / `#ifdef NAME` carries `needs = NAME`: a build where NAME is off
@@ -147,6 +148,8 @@ SIMPLE = [  # (operator, regex on the masked line, replacement of the matched te
     ("minmax_swap", r"\bmax(?=\()", "min"),
     ("not_drop", r"!(?!=)", ""),
 ]
+# Returned values `return {};` gives again (a bool, a pointer, an optional): no mutant to make.
+VALUE_INITIALISED = {"{}", "false", "nullptr", "std::nullopt", "c10::nullopt"}
 NUMBER = re.compile(r"(?<![\w.])(\d+\.\d*|\d*\.\d+|\d+)(e[-+]?\d+)?([fFuUlL]*)(?![\w.])")
 NOT_A_STATEMENT = re.compile(
     r"^\s*(return\b|using\b|namespace\b|template\b|struct\b|class\b|enum\b|case\b|default\b|"
@@ -214,7 +217,7 @@ def _line_mutants(
                 if rest.endswith(";") and not masked[: match.start()].strip():  # `if (c) stmt;`
                     sites.append(("unguard", match.start(), close + 2, ""))
     returned = re.match(r"^(\s*)return (.+);\s*$", masked)
-    if returned and returned.group(2).strip() != "{}":
+    if returned and returned.group(2).strip() not in VALUE_INITIALISED:
         sites.append(("return_value", 0, len(line), f"{returned.group(1)}return {{}};"))
     if is_statement(masked, previous_code):
         sites.append(("delete_stmt", 0, len(line), ""))
