@@ -75,6 +75,23 @@ class GtestOutput(unittest.TestCase):
         self.assertEqual(verdict, "fail")  # no gtest report: a crash
         self.assertEqual(written.stat().st_size, 1024)
 
+    def cuts_its_report_short(self, code: int) -> None:
+        """The stand-in writes the start of a gtest JSON report where --gtest_output says."""
+        self.binary.write_text(
+            "#!/bin/sh\nfor a; do case $a in --gtest_output=json:*) "
+            "printf '{\\n  \"testsuites\": [{\"name\": \"Si' > \"${a#--gtest_output=json:}\";; "
+            f"esac; done\nexit {code}\n"
+        )
+
+    def test_a_report_cut_short_by_a_crash_is_a_kill(self):
+        self.cuts_its_report_short(137)
+        verdict, detail = self.scratch.gtest(scope.HARNESS_TESTS, "Sim*")
+        self.assertEqual((verdict, detail), ("fail", "crashed (exit 137), its report cut short"))
+
+    def test_a_report_cut_short_without_a_crash_judges_nothing(self):
+        self.cuts_its_report_short(0)
+        self.assertEqual(self.scratch.gtest(scope.HARNESS_TESTS, "Sim*")[0], "empty")
+
 
 if __name__ == "__main__":
     unittest.main()

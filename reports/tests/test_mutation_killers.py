@@ -7,7 +7,7 @@ import unittest
 
 from torchplace.mutation import schemata, scope
 from torchplace.mutation.schema_runs import Killers
-from torchplace.mutation.scratch import cpp_kill_sets, then_second
+from torchplace.mutation.scratch import cpp_kill_sets, then_later
 
 FULL = "Suite.*"
 
@@ -67,28 +67,42 @@ class FirstKillers(unittest.TestCase):
 SIM_FILE = "harness/sim/cuda_rules.cpp"
 
 
-class SecondKillSet(unittest.TestCase):
-    def test_the_sims_files_run_the_sim_cells_after_the_sim_suites(self):
-        self.assertEqual(cpp_kill_sets(SIM_FILE), [scope.CPP[SIM_FILE], scope.SIM_CELLS])
+class LaterKillSets(unittest.TestCase):
+    def test_the_sims_files_run_the_cells_as_cuda_and_where_after_the_sim_suites(self):
+        where = ("torchplace_sim_where_tests", "SimWhere.*")
+        as_cuda = ("torchplace_sim_as_cuda_linked", "SimAsCuda.*")
+        expected = [scope.CPP[SIM_FILE], scope.SIM_CELLS, as_cuda, where]
+        self.assertEqual(cpp_kill_sets(SIM_FILE), expected)
         self.assertEqual(scope.SIM_CELLS, ("torchplace_scenarios", "*sim0*-ddp.*"))
         for path in ("harness/sim/user_frame.cpp", "harness/devices.cpp", "scenarios/amp.cpp"):
             self.assertEqual(cpp_kill_sets(path), [scope.CPP[path]], path)
 
-    def test_a_survivor_of_the_first_is_judged_by_the_second(self):
-        fake = FakeGtest({3: {scope.SIM_CELLS[1]}})  # the cells fail under mutant 3
-        chosen = {schemata.ENV: "3"}
-        self.assertEqual(then_second(fake, SIM_FILE, "pass", "111 test(s)", chosen)[0], "fail")
-        self.assertEqual(fake.calls, [(scope.SIM_CELLS[1], 3)])
-        # no kill there: the first's verdict stands
+    def test_every_kill_sets_binary_has_its_folder(self):
+        for path in scope.CPP:
+            for binary, _ in cpp_kill_sets(path):
+                self.assertIn(binary, scope.BINARIES, path)
+
+    def test_a_survivor_of_the_first_is_judged_by_the_later_ones_in_order(self):
+        fake = FakeGtest({3: {scope.SIM_CELLS[1]}, 5: {"SimWhere.*"}})
+        self.assertEqual(then_later(fake, SIM_FILE, "pass", "111", {schemata.ENV: "3"})[0], "fail")
+        self.assertEqual(fake.calls, [(scope.SIM_CELLS[1], 3)], "the first kill ends it")
+        fake.calls.clear()
+        killed = then_later(fake, SIM_FILE, "pass", "111", {schemata.ENV: "5"})
+        self.assertEqual(killed[0], "fail")
+        self.assertTrue(killed[1].startswith("torchplace_sim_where_tests: "), killed[1])
         self.assertEqual(
-            then_second(fake, SIM_FILE, "empty", "0", {schemata.ENV: "4"}), ("empty", "0")
+            fake.calls, [(scope.SIM_CELLS[1], 5), ("SimAsCuda.*", 5), ("SimWhere.*", 5)]
+        )
+        # no kill anywhere: the first's verdict stands
+        self.assertEqual(
+            then_later(fake, SIM_FILE, "empty", "0", {schemata.ENV: "4"}), ("empty", "0")
         )
 
-    def test_a_kill_or_a_file_without_a_second_runs_nothing_more(self):
+    def test_a_kill_or_a_file_without_later_sets_runs_nothing_more(self):
         fake = FakeGtest({})
-        self.assertEqual(then_second(fake, SIM_FILE, "fail", "Sim.x"), ("fail", "Sim.x"))
-        self.assertEqual(then_second(fake, SIM_FILE, "timeout", "t"), ("timeout", "t"))
-        self.assertEqual(then_second(fake, "harness/devices.cpp", "pass", "p"), ("pass", "p"))
+        self.assertEqual(then_later(fake, SIM_FILE, "fail", "Sim.x"), ("fail", "Sim.x"))
+        self.assertEqual(then_later(fake, SIM_FILE, "timeout", "t"), ("timeout", "t"))
+        self.assertEqual(then_later(fake, "harness/devices.cpp", "pass", "p"), ("pass", "p"))
         self.assertEqual(fake.calls, [])
 
 

@@ -11,7 +11,7 @@ from typing import Deque, Dict, List, Optional, Tuple
 
 from torchplace.mutation import macros, operators_cpp, schemata, scope
 from torchplace.mutation.operators_cpp import Mutant
-from torchplace.mutation.scratch import Scratch, cpp_kill_sets, log, then_second, write_fresh
+from torchplace.mutation.scratch import Scratch, cpp_kill_sets, log, then_later, write_fresh
 
 MAX_ROUNDS = 4  # numbered builds; each drops every copy an error names
 ERRORS_KEPT = 2_000_000  # characters of a failed build's output: every error, to name its copy
@@ -150,7 +150,7 @@ def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, di
             began = time.monotonic()
             verdict, detail = killers.judge(scratch, binary, pattern, number)
             env = {schemata.ENV: str(number)}
-            verdict, detail = then_second(scratch, path, verdict, detail, env)
+            verdict, detail = then_later(scratch, path, verdict, detail, env)
             seconds = round(time.monotonic() - began + share, 1)
             status = STATUS.get(verdict, "survived")
             records[mutant.id] = {"status": status, "detail": detail, "seconds": seconds}

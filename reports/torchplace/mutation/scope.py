@@ -4,11 +4,12 @@ a one-line reason; and, per file, the tests that can kill its mutants, by rule.
 
 C++: a kill set is (test binary, gtest filter). By folder: harness/sim/ -> the Sim* suites of
 torchplace_harness_tests, then, on a mutant they leave alive, the scenario cells on the sim
-(SIM_CELLS, second_kill_set); scenarios/<name>.cpp -> that scenario's cells in torchplace_scenarios
-(every device this host runs); scenarios/transfers/ and harness/bench/ -> torchplace_transfer_tests;
-the sim's user-frame files -> torchplace_sim_where_tests (WHERE); the rest of harness/ -> every
-test of torchplace_harness_tests. FILTERS narrows a file whose unit tests were mapped and
-measured (rebuilding and running all of them costs minutes).
+(SIM_CELLS), the sim as CUDA (AS_CUDA) and its "where" tests (WHERE): later_kill_sets;
+scenarios/<name>.cpp -> that scenario's cells in torchplace_scenarios (every device this host
+runs); scenarios/transfers/ and harness/bench/ -> torchplace_transfer_tests; the sim's user-frame
+files -> torchplace_sim_where_tests (WHERE); the rest of harness/ -> every test of
+torchplace_harness_tests. FILTERS narrows a file whose unit tests were mapped and measured
+(rebuilding and running all of them costs minutes).
 Python: the CTest tests that reach the file: a test's script (a .py or .sh file of the tree in
 its command, or the module of `-m`) names `torchplace.X` or `ci/torchplace`, and the modules
 they name, transitively (reach.py). KILL_EXCLUDE keeps out the tests that cannot judge a mutant.
@@ -17,7 +18,7 @@ import fnmatch
 import subprocess
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from torchplace.schema import ROOT
 
@@ -30,6 +31,7 @@ BINARIES = {
     "torchplace_scenarios": "scenarios",
     "torchplace_transfer_tests": "scenarios",
     "torchplace_sim_where_tests": "harness",
+    "torchplace_sim_as_cuda_linked": "harness",
 }
 _T = "harness/tests/"
 _ERROR_CLASS = (
@@ -171,12 +173,16 @@ def _split() -> Tuple[Dict[str, Tuple[str, str]], List[str]]:
 
 CPP, _PY = _split()
 PYTHON = {path: ("reach", path) for path in _PY}  # kill set resolved at run time (reach.py)
-# The scenario cells on the sim: a second kill set of the sim's files that the Sim* suites judge,
+# The scenario cells on the sim: a later kill set of the sim's files that the Sim* suites judge,
 # run only on a mutant those suites leave alive (the cells call operators the suites do not).
 # Less ddp's: 6 of the 7 s of a run, in Gloo's copies to the host, which the Sim* suites judge.
 SIM_CELLS = ("torchplace_scenarios", "*sim0*-ddp.*")
+# The sim registered as CUDA (sim_as_cuda_test.cpp, linked): the paths of that mode, about 1 s.
+AS_CUDA = ("torchplace_sim_as_cuda_linked", "SimAsCuda.*")
 
 
-def second_kill_set(path: str) -> Optional[Tuple[str, str]]:
-    """(binary, gtest filter) a C++ file's mutant runs after its first kill set passed, or None."""
-    return SIM_CELLS if CPP.get(path, ("", ""))[1] == "Sim*" else None
+def later_kill_sets(path: str) -> Tuple[Tuple[str, str], ...]:
+    """(binary, gtest filter)s a C++ file's mutant runs, in order, while its first kill set and
+    each one before passed. For the sim's files: the cells, the sim as CUDA, then the "where"
+    tests (the place a refusal names is the sim's; about 12 s, so last)."""
+    return (SIM_CELLS, AS_CUDA, WHERE[:2]) if CPP.get(path, ("", ""))[1] == "Sim*" else ()
