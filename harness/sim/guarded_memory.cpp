@@ -138,6 +138,13 @@ void free_device_bytes(void* data) {
   c10::free_cpu(region.host);
 }
 
+size_t kept_reservations() {
+  const std::lock_guard<std::mutex> lock(regions_mutex);
+  size_t count = 0;
+  for (const auto& [length, addresses] : *kept) count += addresses.size();
+  return count;
+}
+
 void* host_address(const void* device_address) {
   auto* const unchanged = const_cast<void*>(device_address);
   if (!host_reads_guarded() || device_address == nullptr) return unchanged;

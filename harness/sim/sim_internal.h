@@ -99,6 +99,8 @@ void configure_device_memory();
 bool host_reads_guarded();
 void* allocate_device_bytes(size_t bytes, c10::DeviceIndex index);
 void free_device_bytes(void* data);
+// How many freed reservations are kept for reuse (at most 1024), of every length.
+size_t kept_reservations();
 // The host bytes behind a sim address (one inside an allocation, or its end, too); any other
 // pointer unchanged. copy_device_bytes is memcpy through it, for either side.
 void* host_address(const void* device_address);

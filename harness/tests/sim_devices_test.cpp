@@ -89,7 +89,11 @@ TEST(SimDevices, EachAllocationKeepsItsIndex) {
 TEST(SimDevices, AnIndexPastTheCountIsRefusedByName) {
   const int past = tp::sim::device_count();
   const std::string named = "sim:" + std::to_string(past);
-  EXPECT_NE(message_of([&] { tp::sim::device(past); }).find(named), std::string::npos);
+  const std::string refused = message_of([&] { tp::sim::device(past); });
+  EXPECT_NE(refused.find(named + "; there are " + std::to_string(past) +
+                         " (sim:0 .. sim:" + std::to_string(past - 1) + "; "),
+            std::string::npos)
+      << refused;
   const torch::Device beyond(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(past));
   const std::string to = message_of([&] { torch::ones({2}).to(beyond); });
   EXPECT_NE(to.find(named), std::string::npos) << "tensor.to: '" << to << "'";
@@ -119,6 +123,11 @@ TEST(SimDevices, TheGuardKeepsACurrentDevicePerThread) {
   const std::string refused =
       message_of([&] { guard_impl->setDevice(c10::Device(c10::DeviceType::PrivateUse1, 9)); });
   EXPECT_NE(refused.find("sim:9"), std::string::npos) << refused;
+  for (const int index : {-1, tp::sim::device_count()}) {  // unchecked: ignored, never thrown
+    guard_impl->uncheckedSetDevice(
+        c10::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(index)));
+    EXPECT_EQ(current_index(), 0) << "uncheckedSetDevice took sim:" << index;
+  }
 }
 
 // The mistake two GPUs show: the model on one device, its input on the other.
@@ -206,6 +215,7 @@ TEST(SimDevices, CopiesAreSynchronousAndStreamsDefault) {
   EXPECT_TRUE(torch::equal(back, host)) << "read back before any synchronize";
   auto* guard_impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::PrivateUse1);
   EXPECT_EQ(guard_impl->getStream(second), c10::Stream(c10::Stream::DEFAULT, second));
+  EXPECT_TRUE(guard_impl->queryEvent(nullptr)) << "synchronous: every event has completed";
 }
 
 // README: the 2.x hooks cannot tell where a pointer was made; they answer the current device.

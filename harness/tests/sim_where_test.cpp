@@ -29,6 +29,10 @@ __attribute__((noinline)) void add_cpu_tensor(torch::Tensor& out, const torch::T
   call_line = __LINE__, (void)torch::add_out(out, on_device, torch::ones({3, 3}));
 }
 
+__attribute__((noinline)) void mse_of_cpu_prediction(const torch::Tensor& on_device) {
+  call_line = __LINE__, (void)torch::mse_loss(torch::tensor(1.0f), on_device);
+}
+
 __attribute__((noinline)) float read_loss(const torch::Tensor& on_device) {
   float value = 0;
   call_line = __LINE__, value = on_device.sum().item<float>();
@@ -110,6 +114,19 @@ TEST(SimWhere, IteratorMismatchNamesOperatorArgumentAndLine) {
   EXPECT_NE(added.find(", argument 'other', at " + here(call_line) + " in "), std::string::npos)
       << raised.full;
   EXPECT_EQ(tp::name_of(tp::classify(raised.full)), "DeviceMismatch") << raised.full;
+}
+
+// A kernel's refusal (sim_cuda_rules_test.cpp: mse_loss's gpu_kernel asserts every operand is on
+// the device) names the CPU scalar it refused, which CUDA's message numbers only: here `self`,
+// not the last operand checked.
+TEST(SimWhere, KernelRefusalNamesTheScalarArgumentAndLine) {
+  const torch::Tensor on_device = torch::full({}, 0.5f, tp::sim::device());
+  const Raised raised = raised_by([&] { mse_of_cpu_prediction(on_device); });
+  ASSERT_FALSE(raised.libtorch.empty()) << "mse_loss of sim:0 and a CPU scalar did not raise";
+  const std::string added = raised.full.substr(raised.libtorch.size());
+  EXPECT_EQ(added.rfind(" (operator aten::mse_loss", 0), 0u) << raised.full;
+  EXPECT_NE(added.find(", argument 'self', at " + here(call_line) + " in "), std::string::npos)
+      << raised.full;
 }
 
 TEST(SimWhere, TransferLogNamesItemAtItsLine) {

@@ -1,0 +1,148 @@
+// The sim's device memory (harness/sim/guarded_memory.cpp), below the tensors: which addresses
+// map to a reservation's host bytes, what freeing gives back, and the smallest copies. The
+// death tests of host reads are sim_host_reads_test.cpp's.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include <torchplace/sim/sim.h>
+#include "sim/sim_internal.h"
+
+namespace sim_device_memory_test {  // unity-built with the other harness tests
+namespace {
+
+using tp::sim::detail::allocate_device_bytes;
+using tp::sim::detail::DeviceRegion;
+using tp::sim::detail::free_device_bytes;
+using tp::sim::detail::host_address;
+using tp::sim::detail::kept_reservations;
+using tp::sim::detail::region_for_fault;
+
+#define TP_SKIP_UNLESS_RESERVED()                                                           \
+  if (!tp::sim::host_reads_guarded())                                                       \
+  GTEST_SKIP() << "TORCHPLACE_SIM_HOST_READS=allow: sim memory is plain host memory here, " \
+                  "with no reservations to map"
+
+char* at(void* base, size_t offset) { return static_cast<char*>(base) + offset; }
+
+size_t page() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+// Allocations of one page each, live until the end of the test. Every other one of twice as many
+// is freed: the kernel places a reservation next to the one before, so this leaves allocations
+// whose end no other allocation starts at.
+struct Pages {
+  std::vector<void*> held;
+  explicit Pages(int count) {
+    tp::sim::enable();
+    for (int index = 0; index < 2 * count; ++index) {
+      void* data = allocate_device_bytes(page(), 0);
+      if (index % 2 == 0)
+        free_device_bytes(data);
+      else
+        held.push_back(data);
+    }
+  }
+  ~Pages() {
+    for (void* data : held) free_device_bytes(data);
+  }
+};
+
+// The end of an allocation is not inside it: the fault handler finds no region there unless the
+// next allocation starts at that address (the kernel may place one there).
+TEST(SimDeviceMemory, AnAllocationsEndIsNotInsideIt) {
+  TP_SKIP_UNLESS_RESERVED();
+  const Pages pages(8);
+  for (void* data : pages.held) {
+    DeviceRegion region{};
+    if (region_for_fault(reinterpret_cast<uintptr_t>(at(data, page())), &region))
+      EXPECT_EQ(region.start, reinterpret_cast<uintptr_t>(at(data, page())))
+          << "the end of an allocation was reported inside it";
+    ASSERT_TRUE(region_for_fault(reinterpret_cast<uintptr_t>(at(data, page() - 1)), &region));
+    EXPECT_EQ(region.start, reinterpret_cast<uintptr_t>(data));
+    EXPECT_EQ(region.bytes, page());
+  }
+}
+
+// host_address maps an allocation's interior and its end (a pointer one past its last byte, as
+// loops and views compute) to the host bytes, and leaves an address past the end alone.
+TEST(SimDeviceMemory, HostAddressMapsTheEndAndNothingPastIt) {
+  TP_SKIP_UNLESS_RESERVED();
+  const Pages pages(8);
+  int unshared_ends = 0;
+  for (void* data : pages.held) {
+    char* const host = static_cast<char*>(host_address(data));
+    ASSERT_NE(host, data) << "a sim address was not mapped";
+    EXPECT_EQ(host_address(at(data, 17)), host + 17);
+    DeviceRegion next{};
+    if (region_for_fault(reinterpret_cast<uintptr_t>(at(data, page())), &next)) continue;
+    ++unshared_ends;  // no allocation starts at this one's end
+    EXPECT_EQ(host_address(at(data, page())), host + page()) << "the end was not mapped";
+    if (region_for_fault(reinterpret_cast<uintptr_t>(at(data, page() + 1)), &next)) continue;
+    EXPECT_EQ(host_address(at(data, page() + 1)), at(data, page() + 1))
+        << "an address past the end was mapped into the allocation";
+  }
+  EXPECT_GT(unshared_ends, 0) << "every allocation's end began another: nothing was checked";
+}
+
+TEST(SimDeviceMemory, FreeingAnUnknownAddressRaises) {
+  TP_SKIP_UNLESS_RESERVED();
+  tp::sim::enable();
+  char local[64] = {};
+  EXPECT_THROW(free_device_bytes(local), c10::Error);
+}
+
+// The process's address space in bytes (/proc/self/statm's first field).
+long long address_space() {
+  std::ifstream statm("/proc/self/statm");
+  long long pages = 0;
+  statm >> pages;
+  return pages * static_cast<long long>(page());
+}
+
+// Freeing gives the host bytes back. The reservation is kept for reuse, so the second round of
+// the same length takes no more address space than the first left.
+TEST(SimDeviceMemory, FreeingGivesTheHostBytesBack) {
+  TP_SKIP_UNLESS_RESERVED();
+  tp::sim::enable();
+  constexpr size_t kBytes = (size_t{256} << 20) + 4321;  // no other test's length
+  free_device_bytes(allocate_device_bytes(kBytes, 0));
+  const long long after_first = address_space();
+  free_device_bytes(allocate_device_bytes(kBytes, 0));
+  EXPECT_LT(address_space() - after_first, static_cast<long long>(kBytes / 2))
+      << "a freed allocation kept its host bytes";
+}
+
+// Freed reservations are kept for reuse up to 1024 (guarded_memory.cpp kKept), the others
+// unmapped; an allocation takes a kept one of its length first. Two rounds of 1100: the second
+// takes 1024 back and frees them again.
+TEST(SimDeviceMemory, AtMost1024FreedReservationsAreKeptAndTakenBack) {
+  TP_SKIP_UNLESS_RESERVED();
+  tp::sim::enable();
+  for (int round = 0; round < 2; ++round) {
+    std::vector<void*> held;
+    for (int index = 0; index < 1100; ++index) held.push_back(allocate_device_bytes(page(), 0));
+    if (round == 1) EXPECT_LT(kept_reservations(), 1024u) << "no kept reservation was taken";
+    for (void* data : held) free_device_bytes(data);
+    EXPECT_EQ(kept_reservations(), 1024u) << "round " << round;
+  }
+}
+
+// A one-byte storage keeps its byte when it grows (kernels.cpp grow_storage copies through
+// copy_device_bytes).
+TEST(SimDeviceMemory, AOneByteStorageKeepsItsByteWhenItGrows) {
+  tp::sim::enable();
+  torch::Tensor x = torch::full({1}, 7, torch::kByte).to(tp::sim::device());
+  x.resize_({5000});
+  EXPECT_EQ(x.narrow(0, 0, 1).cpu().item<uint8_t>(), 7);
+}
+
+}  // namespace
+}  // namespace sim_device_memory_test
+
+#undef TP_SKIP_UNLESS_RESERVED
