@@ -9,7 +9,6 @@
 
 #include <torch/version.h>
 
-#include <cstdio>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -77,9 +76,7 @@ int scalar_column() {
 // Whether the column read is the installed LibTorch's own major.minor (2.14.1 reads 2.6.0's).
 bool exact_column() {
   static const char* const kVersions[] = {TP_SIM_SCALAR_RULE_VERSION_LIST};
-  int major = 0, minor = 0;
-  std::sscanf(kVersions[scalar_column()], "%d.%d", &major, &minor);
-  return major == TORCH_VERSION_MAJOR && minor == TORCH_VERSION_MINOR;
+  return same_minor(kVersions[scalar_column()], TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR);
 }
 
 // A structured iterator operator's `iterator` verdict from an older column is not applied: its

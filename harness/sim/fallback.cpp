@@ -56,6 +56,12 @@ int newest_column(const char* const* versions, int count, int major, int minor) 
   return column;
 }
 
+bool same_minor(const char* version, int major, int minor) {
+  int listed_major = -1, listed_minor = -1;
+  return std::sscanf(version, "%d.%d", &listed_major, &listed_minor) == 2 &&
+         listed_major == major && listed_minor == minor;
+}
+
 // The column of device_checks.inc for LibTorch major.minor.
 int version_column(int major, int minor) {
   static const char* const kVersions[] = {TP_SIM_DEVICE_CHECK_VERSION_LIST};

@@ -117,6 +117,8 @@ void install_host_read_handler();
 // The column for LibTorch major.minor in a table of `count` versions (ascending): the newest
 // listed version not newer than it (the first for one older than them all).
 int newest_column(const char* const* versions, int count, int major, int minor);
+// Whether a listed version ("2.6.0") is LibTorch major.minor.
+bool same_minor(const char* version, int major, int minor);
 
 // CUDA's checks past the wrapper for a NoCheck operator (cuda_rules.cpp, scalar_rules.inc): how
 // its TensorIterator and kernel treat a 0-dim CPU input, as read from the version's source.

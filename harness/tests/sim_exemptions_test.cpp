@@ -97,6 +97,18 @@ TEST(SimExemptions, EachVersionReadsTheNewestColumnNotNewerThanIt) {
   EXPECT_EQ(tp::sim::detail::version_column(99, 0), static_cast<int>(versions.size()) - 1);
 }
 
+// Whether a table's column is the installed version's own (cuda_rules.cpp: 2.14.1 reads 2.6.0's
+// scalar rules, and then does not apply their stale `iterator` verdicts): major and minor only.
+TEST(SimExemptions, SameMinorComparesMajorAndMinor) {
+  using tp::sim::detail::same_minor;
+  EXPECT_TRUE(same_minor("2.6.0", 2, 6));
+  EXPECT_TRUE(same_minor("1.13.1", 1, 13));
+  EXPECT_FALSE(same_minor("2.6.0", 2, 14));
+  EXPECT_FALSE(same_minor("2.6.0", 1, 6));
+  EXPECT_FALSE(same_minor("6.2.0", 2, 6));
+  EXPECT_FALSE(same_minor("2.x", 2, -1)) << "a version that does not parse is no version";
+}
+
 // nll_loss_forward's CUDA wrapper checks `target`: a 0-dim CPU label (a per-sample loop) raises.
 TEST(SimExemptions, AZeroDimCpuTargetIntoTheLossesRaises) {
   const torch::Tensor logits = torch::randn({5}).to(tp::sim::device());
