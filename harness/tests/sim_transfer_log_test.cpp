@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <thread>
+#include <vector>
 
 #include <torchplace/sim/sim.h>
 #include <torchplace/sim/transfer_log.h>
@@ -146,6 +147,34 @@ TEST(SimTransferLog, CountsOtherThreads) {
   std::thread worker([&] { (void)host.to(tp::sim::device(), true); });
   worker.join();
   EXPECT_EQ(log.host_to_device().copies, 1);
+}
+
+// The summary, whole: each direction with its copies, bytes, non_blocking and calls, then the
+// syncs by operator, or none. Every call here has one place, this test's body (with -g, its line:
+// sim_where_test.cpp), or none where the build cannot name it.
+TEST(SimTransferLog, TheSummaryNamesEveryCount) {
+  const torch::Tensor host = torch::randn({3, 4});
+  tp::sim::TransferLog log;
+  EXPECT_EQ(log.summary(),
+            "h2d 0 copies 0 B (0 non_blocking); d2h 0 copies 0 B (0 non_blocking); "
+            "d2d 0 copies 0 B (0 non_blocking); syncs: none");
+  const torch::Tensor device = host.to(tp::sim::device(), /*non_blocking=*/true);
+  const torch::Tensor back = device.to(tp::sim::device(1)).cpu();
+  (void)back.sum().item<float>();  // on the CPU: no sync
+  (void)device.sum().item<float>();
+  const std::vector<tp::sim::CallSite> sites = log.call_sites();
+  ASSERT_FALSE(sites.empty());
+  const std::string where = sites.front().where;
+  for (const auto& site : sites) EXPECT_EQ(site.where, where) << site.event;
+  const auto at = [&](const std::string& lead, const std::string& call) {
+    return where.empty() ? std::string() : lead + call + " " + where;
+  };
+  EXPECT_EQ(log.summary(), "h2d 1 copies 48 B (1 non_blocking" + at("; ", ".to(device)") +
+                               "); d2h 1 copies 48 B (0 non_blocking" + at("; ", ".cpu()") +
+                               "); d2d 1 copies 48 B (0 non_blocking" + at("; ", ".to()/.clone()") +
+                               "); syncs: 1 x _local_scalar_dense" + at(" (", ".item()") +
+                               (where.empty() ? "" : ")") + " 1 x copy_to_host" +
+                               at(" (", ".cpu()") + (where.empty() ? "" : ")"));
 }
 
 TEST(SimTransferLog, RefusesAnOperatorItDoesNotCount) {
