@@ -138,10 +138,11 @@ void free_device_bytes(void* data) {
   c10::free_cpu(region.host);
 }
 
-size_t kept_reservations() {
+size_t kept_reservations(size_t length) {
   const std::lock_guard<std::mutex> lock(regions_mutex);
   size_t count = 0;
-  for (const auto& [length, addresses] : *kept) count += addresses.size();
+  for (const auto& [each, addresses] : *kept)
+    count += length == 0 || each == length ? addresses.size() : 0;
   return count;
 }
 

@@ -99,8 +99,9 @@ void configure_device_memory();
 bool host_reads_guarded();
 void* allocate_device_bytes(size_t bytes, c10::DeviceIndex index);
 void free_device_bytes(void* data);
-// How many freed reservations are kept for reuse (at most 1024), of every length.
-size_t kept_reservations();
+// How many freed reservations of `length` bytes are kept for reuse (0: of every length; at most
+// 1024 in all).
+size_t kept_reservations(size_t length = 0);
 // The host bytes behind a sim address (one inside an allocation, or its end, too); any other
 // pointer unchanged. copy_device_bytes is memcpy through it, for either side.
 void* host_address(const void* device_address);
