@@ -74,8 +74,12 @@ class LaterKillSets(unittest.TestCase):
         expected = [scope.CPP[SIM_FILE], scope.SIM_CELLS, as_cuda, where]
         self.assertEqual(cpp_kill_sets(SIM_FILE), expected)
         self.assertEqual(scope.SIM_CELLS, ("torchplace_scenarios", "*sim0*-ddp.*"))
-        for path in ("harness/sim/user_frame.cpp", "harness/devices.cpp", "scenarios/amp.cpp"):
+        for path in ("harness/devices.cpp", "scenarios/amp.cpp"):
             self.assertEqual(cpp_kill_sets(path), [scope.CPP[path]], path)
+
+    def test_the_where_files_run_the_sim_suites_built_without_debug_information_after(self):
+        for path in scope.WHERE_FILES:
+            self.assertEqual(cpp_kill_sets(path), [scope.WHERE[:2], (scope.HARNESS_TESTS, "Sim*")])
 
     def test_every_kill_sets_binary_has_its_folder(self):
         for path in scope.CPP:

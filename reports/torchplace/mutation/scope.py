@@ -7,8 +7,8 @@ torchplace_harness_tests, then, on a mutant they leave alive, the scenario cells
 (SIM_CELLS), the sim as CUDA (AS_CUDA) and its "where" tests (WHERE): later_kill_sets;
 scenarios/<name>.cpp -> that scenario's cells in torchplace_scenarios (every device this host
 runs); scenarios/transfers/ and harness/bench/ -> torchplace_transfer_tests; the sim's user-frame
-files -> torchplace_sim_where_tests (WHERE); the rest of harness/ -> every test of
-torchplace_harness_tests. FILTERS narrows a file whose unit tests were mapped and measured
+files -> torchplace_sim_where_tests (WHERE), then the Sim* suites; the rest of harness/ -> every
+test of torchplace_harness_tests. FILTERS narrows a file whose unit tests were mapped and measured
 (rebuilding and running all of them costs minutes).
 Python: the CTest tests that reach the file: a test's script (a .py or .sh file of the tree in
 its command, or the module of `-m`) names `torchplace.X` or `ci/torchplace`, and the modules
@@ -184,5 +184,8 @@ AS_CUDA = ("torchplace_sim_as_cuda_linked", "SimAsCuda.*")
 def later_kill_sets(path: str) -> Tuple[Tuple[str, str], ...]:
     """(binary, gtest filter)s a C++ file's mutant runs, in order, while its first kill set and
     each one before passed. For the sim's files: the cells, the sim as CUDA, then the "where"
-    tests (the place a refusal names is the sim's; about 12 s, so last)."""
+    tests (the place a refusal names is the sim's; about 12 s, so last); for the "where" files,
+    the Sim* suites."""
+    if path in WHERE_FILES:  # the Sim* suites, built without -g: a frame's symbol name (dladdr)
+        return ((HARNESS_TESTS, "Sim*"),)
     return (SIM_CELLS, AS_CUDA, WHERE[:2]) if CPP.get(path, ("", ""))[1] == "Sim*" else ()
