@@ -79,7 +79,7 @@ class GtestOutput(unittest.TestCase):
         """The stand-in writes the start of a gtest JSON report where --gtest_output says."""
         self.binary.write_text(
             "#!/bin/sh\nfor a; do case $a in --gtest_output=json:*) "
-            "printf '{\\n  \"testsuites\": [{\"name\": \"Si' > \"${a#--gtest_output=json:}\";; "
+            'printf \'{\\n  "testsuites": [{"name": "Si\' > "${a#--gtest_output=json:}";; '
             f"esac; done\nexit {code}\n"
         )
 
