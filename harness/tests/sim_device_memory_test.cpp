@@ -7,12 +7,11 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <vector>
 
 #include <torchplace/sim/sim.h>
 #include "sim/sim_internal.h"
+#include "sim_guarded.h"
 
 namespace sim_device_memory_test {  // unity-built with the other harness tests
 namespace {
@@ -23,11 +22,7 @@ using tp::sim::detail::free_device_bytes;
 using tp::sim::detail::host_address;
 using tp::sim::detail::kept_reservations;
 using tp::sim::detail::region_for_fault;
-
-#define TP_SKIP_UNLESS_RESERVED()                                                           \
-  if (!tp::sim::host_reads_guarded())                                                       \
-  GTEST_SKIP() << "TORCHPLACE_SIM_HOST_READS=allow: sim memory is plain host memory here, " \
-                  "with no reservations to map"
+using tp_test::address_space;
 
 char* at(void* base, size_t offset) { return static_cast<char*>(base) + offset; }
 
@@ -56,7 +51,7 @@ struct Pages {
 // The end of an allocation is not inside it: the fault handler finds no region there unless the
 // next allocation starts at that address (the kernel may place one there).
 TEST(SimDeviceMemory, AnAllocationsEndIsNotInsideIt) {
-  TP_SKIP_UNLESS_RESERVED();
+  TP_SKIP_UNLESS_GUARDED();
   const Pages pages(8);
   for (void* data : pages.held) {
     DeviceRegion region{};
@@ -72,7 +67,7 @@ TEST(SimDeviceMemory, AnAllocationsEndIsNotInsideIt) {
 // host_address maps an allocation's interior and its end (a pointer one past its last byte, as
 // loops and views compute) to the host bytes, and leaves an address past the end alone.
 TEST(SimDeviceMemory, HostAddressMapsTheEndAndNothingPastIt) {
-  TP_SKIP_UNLESS_RESERVED();
+  TP_SKIP_UNLESS_GUARDED();
   const Pages pages(8);
   int unshared_ends = 0;
   for (void* data : pages.held) {
@@ -91,24 +86,16 @@ TEST(SimDeviceMemory, HostAddressMapsTheEndAndNothingPastIt) {
 }
 
 TEST(SimDeviceMemory, FreeingAnUnknownAddressRaises) {
-  TP_SKIP_UNLESS_RESERVED();
+  TP_SKIP_UNLESS_GUARDED();
   tp::sim::enable();
   char local[64] = {};
   EXPECT_THROW(free_device_bytes(local), c10::Error);
 }
 
-// The process's address space in bytes (/proc/self/statm's first field).
-long long address_space() {
-  std::ifstream statm("/proc/self/statm");
-  long long pages = 0;
-  statm >> pages;
-  return pages * static_cast<long long>(page());
-}
-
 // Freeing gives the host bytes back. The reservation is kept for reuse, so the second round of
 // the same length takes no more address space than the first left.
 TEST(SimDeviceMemory, FreeingGivesTheHostBytesBack) {
-  TP_SKIP_UNLESS_RESERVED();
+  TP_SKIP_UNLESS_GUARDED();
   tp::sim::enable();
   constexpr size_t kBytes = (size_t{256} << 20) + 4321;  // no other test's length
   free_device_bytes(allocate_device_bytes(kBytes, 0));
@@ -122,7 +109,7 @@ TEST(SimDeviceMemory, FreeingGivesTheHostBytesBack) {
 // unmapped; an allocation takes a kept one of its length first. Two rounds of 1100 one-page
 // allocations: the second takes back every one-page reservation kept, and frees them again.
 TEST(SimDeviceMemory, AtMost1024FreedReservationsAreKeptAndTakenBack) {
-  TP_SKIP_UNLESS_RESERVED();
+  TP_SKIP_UNLESS_GUARDED();
   tp::sim::enable();
   for (int round = 0; round < 2; ++round) {
     std::vector<void*> held;
@@ -145,4 +132,3 @@ TEST(SimDeviceMemory, AOneByteStorageKeepsItsByteWhenItGrows) {
 }  // namespace
 }  // namespace sim_device_memory_test
 
-#undef TP_SKIP_UNLESS_RESERVED

@@ -10,7 +10,6 @@
 
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -20,6 +19,7 @@
 #include <torchplace/sim/sim.h>
 #include "child_run.h"
 #include "raised_message.h"
+#include "sim_guarded.h"
 
 namespace sim_host_reads_test {  // unity-built with the other harness tests
 namespace {
@@ -29,17 +29,10 @@ using tp_test::run_child;
 // What the message says whatever was read (POSIX extended regex, as EXPECT_EXIT takes it).
 const std::string kFix = "copy it to the CPU first with \\.cpu\\(\\) / \\.to\\(torch::kCPU\\)";
 
-bool allowed_by_environment() {
-  const char* text = std::getenv("TORCHPLACE_SIM_HOST_READS");
-  return text != nullptr && std::strcmp(text, "allow") == 0;
-}
-
-// The guard is on unless this process was started with the escape hatch (then the death tests
-// cannot run: they skip, saying so, and SimHostReads.AllowedByTheEnvironment covers that mode).
-#define TP_SKIP_UNLESS_GUARDED()                                                        \
-  if (allowed_by_environment())                                                         \
-    GTEST_SKIP() << "TORCHPLACE_SIM_HOST_READS=allow: host reads are not guarded here"; \
-  ASSERT_TRUE(tp::sim::host_reads_guarded())
+// Unguarded (the escape hatch), the death tests skip, saying so (TP_SKIP_UNLESS_GUARDED):
+// SimHostReads.AllowedByTheEnvironment covers that mode.
+using tp_test::address_space;
+using tp_test::allowed_by_environment;
 
 // In the death test's child: no core file, then the read (volatile: the compiler must do it).
 template <typename Read>
@@ -177,14 +170,6 @@ TEST(SimHostReads, MappingsStayBoundedAndFreedOnesAreReused) {
   EXPECT_LE(mappings().no_access, held.no_access) << "the kept reservations were not reused";
   std::printf("mappings: %d before, %d with %d live sim allocations, %d after they were freed\n",
               before.count, held.count, kAllocations, freed.count);
-}
-
-// The process's address space in bytes (/proc/self/statm's first field).
-long long address_space() {
-  std::ifstream statm("/proc/self/statm");
-  long long pages = 0;
-  statm >> pages;
-  return pages * sysconf(_SC_PAGESIZE);
 }
 
 // A reservation that fails (address space exhausted, here by RLIMIT_AS: a host allocation of the
