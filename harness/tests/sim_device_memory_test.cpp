@@ -131,4 +131,3 @@ TEST(SimDeviceMemory, AOneByteStorageKeepsItsByteWhenItGrows) {
 
 }  // namespace
 }  // namespace sim_device_memory_test
-

@@ -7,8 +7,9 @@ import json
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
-from torchplace.mutation import generated, macros, operators_cpp, scratch
+from torchplace.mutation import generated, macros, operators_cpp, scope, scratch
 from torchplace.mutation.run import CannotJudge
 
 
@@ -22,7 +23,7 @@ class ConditionalCode(unittest.TestCase):
 
     def test_a_mutant_in_the_first_branch_needs_its_macro(self):
         needs = {m.line: m.needs for m in operators_cpp.mutants_of("x.h", self.SOURCE)}
-        self.assertEqual(needs, {2: "WITH_X", 4: ""})
+        self.assertEqual(needs, {2: "WITH_X", 4: operators_cpp.BRANCH})
 
     def test_a_build_without_the_macro_judges_none_of_them(self):
         with tempfile.TemporaryDirectory() as folder:
@@ -86,6 +87,55 @@ class ConditionalCode(unittest.TestCase):
             (root / "compile_commands.json").write_text(json.dumps(listed))
             self.assertTrue(macros.macro_on(root, root / "lib.cpp", "t", "LIB_FLAG"))
             self.assertFalse(macros.macro_on(root, root / "test.cpp", "t", "LIB_FLAG"))
+
+
+class OtherBranches(unittest.TestCase):
+    """Code in any other branch (a version test, #elif, #else) is compiled when the preprocessor
+    keeps a line of its branch: hooks.cpp's `#if TP_SIM_AT_LEAST(2, 1)` on 1.13.1 is not, and
+    its 36 mutants were judged survivors. Files made here (synthetic)."""
+
+    SOURCE = (
+        "#define V 3\n"  # 1
+        "#define ADD(a, b) ((a) + (b))\n"  # 2
+        "#if V >= 2 && defined(V)\n"  # 3
+        "int a(int x) {\n  return ADD(x,\n             1);\n}\n"  # 4-7: a macro call over two lines
+        "#elif V == 1\n"  # 8
+        "int b(int x) { return x - 1; }\n"  # 9
+        "#else\n"  # 10
+        "#if V\n"  # 11
+        "int c(int x) { return x * 2; }\n"  # 12
+        "#endif\n"  # 13
+        "#endif\n"  # 14
+        "int d(int x) { return x / 2; }\n"  # 15
+        "#ifndef V\n"  # 16
+        "#define W 1\n"  # 17: a branch with no code of its own
+        "#endif\n"  # 18
+    )
+
+    def test_each_branch_is_judged_by_the_preprocessor(self):
+        needs = {m.line: m.needs for m in operators_cpp.mutants_of("b.cpp", self.SOURCE)}
+        self.assertEqual(needs[6], operators_cpp.BRANCH)
+        self.assertEqual((needs[9], needs[12], needs[15]), (operators_cpp.BRANCH, "V", ""))
+        self.assertEqual(macros.branch_lines(self.SOURCE, 6), range(4, 8))
+        self.assertEqual(macros.branch_lines(self.SOURCE, 12), range(12, 13))
+        self.assertEqual(macros.branch_lines(self.SOURCE, 15), range(15, 16))
+        with tempfile.TemporaryDirectory() as folder:
+            root = Path(folder)
+            source = root / "b.cpp"
+            source.write_text(self.SOURCE)
+            entry = {"file": str(source), "output": "CMakeFiles/t.dir/b.o"}
+            entry["command"] = f"c++ -o CMakeFiles/t.dir/b.o -c {source}"
+            (root / "compile_commands.json").write_text(json.dumps([entry]))
+            compiled = {n: macros.line_compiled(root, source, "t", n) for n in (6, 9, 12, 15)}
+            self.assertEqual(compiled, {6: True, 9: False, 12: False, 15: True})
+            self.assertTrue(macros.line_compiled(root, source, "t", 17), "no code: judged")
+            made = scratch.Scratch.__new__(scratch.Scratch)
+            made.build_dir, made.tree = root, root
+            mutants = {m.line: m for m in operators_cpp.mutants_of("b.cpp", self.SOURCE)}
+            with mock.patch.dict(scope.CPP, {"b.cpp": ("t", "*")}):
+                records = {n: generated.skipped(made, mutants[n], False, {}) for n in (6, 9)}
+            self.assertIsNone(records[6], "compiled: run")
+            self.assertEqual((records[9] or {}).get("status"), "not_built")
 
 
 if __name__ == "__main__":

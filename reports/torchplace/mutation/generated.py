@@ -44,7 +44,7 @@ from torchplace.mutation import ledger as records_file
 from torchplace.mutation import operators_cpp, operators_py, schema_runs, scope
 from torchplace.mutation import scratch as scratch_module
 from torchplace.mutation.ledger import check_equivalents, load_equivalents, load_ledger
-from torchplace.mutation.operators_cpp import Mutant
+from torchplace.mutation.operators_cpp import BRANCH, Mutant
 from torchplace.mutation.run import CannotJudge
 from torchplace.mutation.scratch import FIRST_GUESS_S, Scratch, baseline, is_cpp, log, try_mutant
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, EXIT_FAIL, EXIT_OK, EXIT_USAGE, ROOT
@@ -180,7 +180,8 @@ def select(args: argparse.Namespace, mutants: list, equivalents: dict) -> list:
 
 
 def not_built_record(mutant: Mutant) -> Dict[str, Any]:
-    detail = f"in #if {mutant.needs}, which this build does not define: its line is not compiled"
+    branch = "a branch" if mutant.needs == BRANCH else f"#if {mutant.needs}"
+    detail = f"in {branch} this build does not compile (its preprocessor): its line is not built"
     return {"id": mutant.id, "old": mutant.old, "new": mutant.new, "status": "not_built"} | {
         "detail": detail
     }

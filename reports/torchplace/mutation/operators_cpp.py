@@ -18,7 +18,9 @@ The operators (name: what it does):
 Comments, string and character literals and preprocessor lines are never mutated. A mutant that
 does not compile proves nothing and is recorded as a build failure, never as killed. A mutant in
 the first branch of `#if NAME` / `#ifdef NAME` carries `needs = NAME`: a build where NAME is off
-(TORCHPLACE_WITH_CUDA without CUDA) does not compile that line, so it cannot judge the mutant.
+(TORCHPLACE_WITH_CUDA without CUDA) does not compile that line, so it cannot judge the mutant; one
+in any other branch (`#if TP_SIM_AT_LEAST(2, 1)`, `#elif`, `#else`) carries BRANCH, and the
+preprocessor says whether this build compiles it.
 """
 import hashlib
 import re
@@ -236,9 +238,14 @@ CONDITIONAL = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
 IDENTIFIER = re.compile(r"^\w+$")
 
 
+# The `needs` of a line in any other conditional branch (`#if A && B`, `#elif`, `#else`,
+# `#ifndef`): whether it is compiled is the preprocessor's answer (macros.line_compiled).
+BRANCH = "(branch)"
+
+
 def needed_macros(lines: List[str]) -> List[str]:
-    """Per line, the macro of the innermost enclosing `#if NAME` or `#ifdef NAME` first branch,
-    or "" (any other condition, an #else or #elif branch, or none)."""
+    """Per line, what its innermost enclosing conditional branch needs: NAME in the first branch
+    of `#if NAME` or `#ifdef NAME`, BRANCH in any other branch, "" outside any."""
     stack: List[str] = []
     needs = []
     for line in lines:
@@ -247,12 +254,12 @@ def needed_macros(lines: List[str]) -> List[str]:
             kind, condition = match.group(1), match.group(2).split("//")[0].strip()
             named = kind in ("if", "ifdef") and IDENTIFIER.match(condition)
             if kind in ("if", "ifdef", "ifndef"):
-                stack.append(condition if named else "")
+                stack.append(condition if named else BRANCH)
             elif kind in ("elif", "else"):
-                stack[-1:] = [""]
+                stack[-1:] = [BRANCH]
             else:
                 stack[-1:] = []
-        needs.append(next((name for name in reversed(stack) if name), ""))
+        needs.append(stack[-1] if stack else "")
     return needs
 
 

@@ -77,6 +77,8 @@ SIM_TEST_FILES = tuple(
         "_exemptions",
         "_host_reads",
         "_host_read_signals",
+        "_host_read_report",
+        "_device_memory",
     )
 ) + (
     _T + "sim_kernels_test.cpp",

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from torchplace.mutation import macros, operators_cpp, operators_py, pytests, reach, scope, strays
-from torchplace.mutation.operators_cpp import Mutant
+from torchplace.mutation.operators_cpp import BRANCH, Mutant
 from torchplace.mutation.run import CannotJudge, configure, run_group, sync_tree
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, ROOT
 
@@ -109,11 +109,14 @@ class Scratch:
         return any(w in (f"-D{macro}", f"-D{macro}=1") for w in words)
 
     def compiles(self, mutant: Mutant) -> bool:
-        """Whether the mutant's `#if NAME` code is compiled in this build (macros.py)."""
+        """Whether the mutant's conditional code is compiled in this build (macros.py)."""
         if not (self.build_dir / "compile_commands.json").is_file():
             raise CannotJudge(EXIT_ENV, f"{self.build_dir}: no compile_commands.json")
         binary = scope.CPP[mutant.path][0]
-        return macros.macro_on(self.build_dir, self.tree / mutant.path, binary, mutant.needs)
+        source = self.tree / mutant.path
+        if mutant.needs == BRANCH:
+            return macros.line_compiled(self.build_dir, source, binary, mutant.line)
+        return macros.macro_on(self.build_dir, source, binary, mutant.needs)
 
     def gtest(
         self, binary: str, pattern: str, env: Optional[Dict[str, str]] = None
