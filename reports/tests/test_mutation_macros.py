@@ -110,6 +110,9 @@ class OtherBranches(unittest.TestCase):
         "#ifndef V\n"  # 16
         "#define W 1\n"  # 17: a branch with no code of its own
         "#endif\n"  # 18
+        "#if V > 2 || \\\n    V == 1\n"  # 19-20: the condition goes on
+        "int e(int x) { return x + 4; }\n"  # 21
+        "#endif\n"  # 22
     )
 
     def test_each_branch_is_judged_by_the_preprocessor(self):
@@ -119,6 +122,9 @@ class OtherBranches(unittest.TestCase):
         self.assertEqual(macros.branch_lines(self.SOURCE, 6), range(4, 8))
         self.assertEqual(macros.branch_lines(self.SOURCE, 12), range(12, 13))
         self.assertEqual(macros.branch_lines(self.SOURCE, 15), range(15, 16))
+        # a continued directive's condition is evaluated where the directive is
+        self.assertEqual((needs[20], needs[21]), ("", operators_cpp.BRANCH))
+        self.assertEqual(macros.branch_lines(self.SOURCE, 21), range(21, 22))
         with tempfile.TemporaryDirectory() as folder:
             root = Path(folder)
             source = root / "b.cpp"
@@ -126,8 +132,8 @@ class OtherBranches(unittest.TestCase):
             entry = {"file": str(source), "output": "CMakeFiles/t.dir/b.o"}
             entry["command"] = f"c++ -o CMakeFiles/t.dir/b.o -c {source}"
             (root / "compile_commands.json").write_text(json.dumps([entry]))
-            compiled = {n: macros.line_compiled(root, source, "t", n) for n in (6, 9, 12, 15)}
-            self.assertEqual(compiled, {6: True, 9: False, 12: False, 15: True})
+            compiled = {n: macros.line_compiled(root, source, "t", n) for n in (6, 9, 12, 15, 21)}
+            self.assertEqual(compiled, {6: True, 9: False, 12: False, 15: True, 21: True})
             self.assertTrue(macros.line_compiled(root, source, "t", 17), "no code: judged")
             made = scratch.Scratch.__new__(scratch.Scratch)
             made.build_dir, made.tree = root, root

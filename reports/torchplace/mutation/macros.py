@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import FrozenSet, List, Optional, Tuple
 
-from torchplace.mutation.operators_cpp import CONDITIONAL
+from torchplace.mutation.operators_cpp import CONDITIONAL, continued_directives
 from torchplace.mutation.run import CannotJudge
 from torchplace.schema import EXIT_ENV
 
@@ -124,18 +124,21 @@ def _kept_lines(build: Path, source: Path, binary: str) -> FrozenSet[int]:
 
 def branch_lines(text: str, line: int) -> range:
     """The lines of the innermost `#if`/`#elif`/`#else` branch around `line` (1-based), less
-    its directives; `line` alone outside any."""
+    its directives (a continued one's lines too); `line` alone outside any."""
+    lines = text.splitlines()
+    continued = continued_directives(lines)
+    line = continued.get(line, line)  # a directive's condition: where the directive is
     starts: List[int] = []
-    for number, source in enumerate(text.splitlines(), start=1):
+    for number, source in enumerate(lines, start=1):
         match = CONDITIONAL.match(source)
-        if not match:
+        if not match or number in continued:
             continue
         if match.group(1) in ("elif", "else", "endif") and starts:
             if starts[-1] <= line < number:  # an inner branch closes before an outer one
                 return range(starts[-1], number)
             starts.pop()
         if match.group(1) != "endif":
-            starts.append(number + 1)
+            starts.append(max([number, *(n for n, f in continued.items() if f == number)]) + 1)
     return range(line, line + 1)
 
 

@@ -26,7 +26,7 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from torchplace.mutation import operators_cpp_slips as slips
 
@@ -243,23 +243,44 @@ IDENTIFIER = re.compile(r"^\w+$")
 BRANCH = "(branch)"
 
 
+def continued_directives(lines: List[str]) -> Dict[int, int]:
+    """Each line (1-based) that continues a conditional directive (`#if A || \\`), to the
+    directive's first line: it is evaluated where the directive is, outside its branch."""
+    continued: Dict[int, int] = {}
+    first = 0  # the directive the line before continues, or 0
+    for number, line in enumerate(lines, start=1):
+        if first:
+            continued[number] = first
+        elif CONDITIONAL.match(line):
+            first = number
+        if not line.rstrip().endswith("\\"):
+            first = 0
+    return continued
+
+
 def needed_macros(lines: List[str]) -> List[str]:
     """Per line, what its innermost enclosing conditional branch needs: NAME in the first branch
     of `#if NAME` or `#ifdef NAME`, BRANCH in any other branch, "" outside any."""
     stack: List[str] = []
-    needs = []
-    for line in lines:
+    needs: List[str] = []
+    continued = continued_directives(lines)
+    for number, line in enumerate(lines, start=1):
+        if number in continued:  # the directive's own needs: those outside its branch
+            needs.append(needs[continued[number] - 1])
+            continue
         match = CONDITIONAL.match(line)
+        outer = stack[-1] if stack else ""
         if match:
             kind, condition = match.group(1), match.group(2).split("//")[0].strip()
             named = kind in ("if", "ifdef") and IDENTIFIER.match(condition)
             if kind in ("if", "ifdef", "ifndef"):
                 stack.append(condition if named else BRANCH)
             elif kind in ("elif", "else"):
+                outer = stack[-2] if len(stack) > 1 else ""
                 stack[-1:] = [BRANCH]
             else:
                 stack[-1:] = []
-        needs.append(stack[-1] if stack else "")
+        needs.append(outer if match else (stack[-1] if stack else ""))
     return needs
 
 
