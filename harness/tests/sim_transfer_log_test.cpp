@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -91,6 +92,40 @@ TEST(SimTransferLog, ForcedSynchronisationsByOperator) {
                                                  {"nonzero", 2},  // x.nonzero() and x[mask]
                                                  {"unique", 1}}))
       << log.summary();
+  EXPECT_EQ(log.syncs(), 5) << "the total over operators";
+  EXPECT_EQ(log.syncs("copy_to_device"), 0) << "an operator not seen counts none";
+}
+
+// Every unique operator synchronises (the output's size): torch.unique's _unique2, unique_dim
+// and unique_consecutive, each counted as "unique".
+TEST(SimTransferLog, EveryUniqueIsASync) {
+  const torch::Tensor x = torch::tensor({1.0f, 1.0f, 2.0f}).to(tp::sim::device());
+  tp::sim::TransferLog log;
+  EXPECT_EQ(std::get<0>(torch::_unique2(x)).size(0), 2);
+  EXPECT_EQ(std::get<0>(torch::unique_dim(x, 0)).size(0), 2);
+  EXPECT_EQ(std::get<0>(torch::unique_consecutive(x)).size(0), 2);
+  EXPECT_EQ(log.syncs_by_operator(), (std::map<std::string, std::int64_t>{{"unique", 3}}))
+      << log.summary();
+}
+
+// index_put_ with integer indices needs no mask turned into indices: no sync.
+TEST(SimTransferLog, AnIntegerIndexPutIsNoSync) {
+  torch::Tensor x = torch::zeros({6}).to(tp::sim::device());
+  const torch::Tensor indices = torch::tensor({0, 2}).to(tp::sim::device());
+  const torch::Tensor one = torch::ones({}).to(tp::sim::device());
+  tp::sim::TransferLog log;
+  x.index_put_({indices}, one);
+  EXPECT_EQ(log.syncs(), 0) << log.summary();
+  EXPECT_TRUE(torch::equal(x.cpu(), torch::tensor({1.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f})));
+}
+
+// A non_blocking copy to the host is counted as a copy, and as no sync.
+TEST(SimTransferLog, ANonBlockingCopyToTheHostIsNoSync) {
+  const torch::Tensor device = torch::randn({3, 4}).to(tp::sim::device());
+  tp::sim::TransferLog log;
+  const torch::Tensor host = device.to(torch::kCPU, /*non_blocking=*/true);
+  expect_copies(log.device_to_host(), 1, kBytes, 1);
+  EXPECT_EQ(log.syncs(), 0) << log.summary();
 }
 
 TEST(SimTransferLog, BooleanIndexBackwardIsIndexPut) {
@@ -139,6 +174,18 @@ TEST(SimTransferLog, NestedLogsEachCountAndStopStops) {
   outer.stop();
   const torch::Tensor third = host.to(tp::sim::device(), true);
   EXPECT_EQ(outer.host_to_device().copies, 2);
+}
+
+// Stopping one of two live logs, the first or the last made, stops that one only.
+TEST(SimTransferLog, StoppingOneOfTwoStopsThatOne) {
+  const torch::Tensor host = torch::randn({3, 4});
+  for (const bool stop_first : {true, false}) {
+    tp::sim::TransferLog first, second;
+    (stop_first ? first : second).stop();
+    const torch::Tensor copied = host.to(tp::sim::device(), true);
+    EXPECT_EQ(first.host_to_device().copies, stop_first ? 0 : 1) << "stopped the first made";
+    EXPECT_EQ(second.host_to_device().copies, stop_first ? 1 : 0) << "stopped the last made";
+  }
 }
 
 TEST(SimTransferLog, CountsOtherThreads) {
