@@ -108,7 +108,7 @@ const std::vector<MessageFamily>& message_families() {
       {E::kBackendUnavailable, "CUDA builds 1.x-2.x (C10_CUDA_CHECK)", R"(^(CUDA|HIP) error( \(10\))?: invalid device ordinal)"},
       {E::kBackendUnavailable, "CUDA builds 0.x-1.4 (THC THCudaCheck)", R"(^cuda runtime error \(10\) : invalid device ordinal)"},
       // Another process holds the GPU in exclusive mode (cudaErrorDevicesUnavailable, C10_CUDA_CHECK).
-      {E::kBackendUnavailable, "CUDA builds 1.x-2.x (C10_CUDA_CHECK)", R"(^CUDA error: (all )?CUDA-capable devices? (is|are)( all)? busy or unavailable)"},
+      {E::kBackendUnavailable, "CUDA builds 1.x-2.x (C10_CUDA_CHECK; device(s) is/are: the wording posted in InstantCharacter#21)", R"(^CUDA error: (all )?CUDA-capable devices?(\(s\))? (is|are|is/are)( all)? busy or unavailable)"},
       // A program linked without libtorch_cuda (aten/src/ATen/detail/CUDAHooksInterface.h, 1.0-1.x).
       {E::kBackendUnavailable, "1.0-1.x (detail/CUDAHooksInterface.h initCUDA)", R"(^[Cc]annot initialize CUDA without ATen_cuda library)"},
       // c10/cuda/CUDACachingAllocator.cpp malloc (1.x-2.x), and cudaErrorMemoryAllocation
