@@ -3,12 +3,15 @@
 //    torchplace.matrix.corpus from version-matrix runs); every entry must classify to its class;
 //  - harness/messages/near_misses.json: messages that resemble a family and are not its class
 //    (another backend's missing kernel, shape and index errors, a foreign archive); every entry
-//    must stay Unclassified.
+//    must stay Unclassified;
+//  - harness/messages/real_messages.json, the held-out-style measure: its figures per split as
+//    recorded (real_messages.py checks them too; here the mutation engine's kill set sees them).
 // And the family table to what was observed: a family labelled "seen <version>..." must match an
 // entry of each version it names; a family no entry matches must cite the source that emits it.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -61,6 +64,34 @@ TEST(MessageCorpus, NoNearMissClassifies) {
     EXPECT_EQ(name_of(classify(message)), "Unclassified")
         << "a near miss of " << entry.at("resembles").get<std::string>()
         << " classifies: " << message;
+  }
+}
+
+// Per split, how many entries classify to their expected class and how many to another class,
+// as real_messages.py --record wrote them; the entries not right are listed when they differ.
+TEST(MessageCorpus, RealMessagesKeepTheirRecordedFigures) {
+  const nlohmann::json doc = load(TORCHPLACE_REAL_MESSAGES, "torchplace.real_messages/1");
+  std::map<std::string, std::map<std::string, int>> figures;
+  std::string not_right;
+  for (const auto& entry : doc.at("entries")) {
+    const auto split = entry.at("split").get<std::string>();
+    const auto expected = entry.at("expected_class").get<std::string>();
+    const auto message = entry.at("message").get<std::string>();
+    const std::string got(name_of(classify(message)));
+    auto& counts = figures[split];
+    ++counts["messages"];
+    counts["right"] += got == expected ? 1 : 0;
+    counts["wrong"] += got != expected && got != "Unclassified" ? 1 : 0;
+    if (got != expected)
+      not_right += "\n  " + split + ": " + got + ", not " + expected + ": " + message;
+  }
+  const nlohmann::json& recorded = doc.at("measured").at("after");
+  EXPECT_EQ(figures.size(), recorded.size()) << "splits";
+  for (const auto& [split, counts] : figures) {
+    for (const auto& [figure, value] : counts) {
+      EXPECT_EQ(value, recorded.at(split).at(figure).get<int>())
+          << split << ", " << figure << "; not right:" << not_right;
+    }
   }
 }
 
