@@ -17,6 +17,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <torchplace/error_class.h>
 
@@ -149,12 +150,12 @@ TEST(MessageFamilies, LabelsNameTheVersionsThatEmitThem) {
   }
 }
 
-// The template with each placeholder filled by "X" ({{ and }} stay literal braces).
-std::string filled(const std::string& templ) {
+// The template with each placeholder filled by `fill` ({{ and }} stay literal braces).
+std::string filled(const std::string& templ, const std::string& fill = "X") {
   std::string out;
   for (std::size_t i = 0; i < templ.size(); ++i) {
     const std::string two = templ.substr(i, 2);
-    out += two == "{}" ? std::string("X") : std::string(1, templ[i]);
+    out += two == "{}" ? fill : std::string(1, templ[i]);
     if (two == "{}" || two == "{{" || two == "}}") ++i;
   }
   return out;
@@ -178,6 +179,30 @@ TEST(SourceFamilies, LiteralPartsInOrderFromTheStart) {
   EXPECT_TRUE(template_matches("{} must be a CUDA tensor", "weight must be a CUDA tensor"));
   EXPECT_FALSE(template_matches("a{}b{}c", "acb"));
   EXPECT_TRUE(template_matches("size {{{}}}", "size {3}"));
+}
+
+// The most specific source template takes a message: for each template's own message, the one
+// taken has at least as much literal text, and of equals it is the first (a hand-written
+// family, tried first, may take the message instead).
+TEST(SourceFamilies, TheMostLiteralTextWinsAndTheFirstOfEquals) {
+  const std::vector<MessageFamily>& table = source_families();
+  std::size_t checked = 0;
+  for (std::size_t index = 0; index < table.size(); ++index) {
+    const MessageFamily& own = table[index];
+    const std::string text = filled(own.pattern);
+    if (core_message(text) != text) continue;  // a leading space or tag: not its own core
+    ++checked;
+    const MessageFamily* taken = match_family(text);
+    ASSERT_NE(taken, nullptr) << own.pattern;
+    if (!taken->from_source) continue;
+    const std::size_t length = filled(taken->pattern, "").size();
+    const std::size_t own_length = filled(own.pattern, "").size();
+    EXPECT_GE(length, own_length) << own.pattern << " taken by " << taken->pattern;
+    if (length == own_length)
+      EXPECT_LE(static_cast<std::size_t>(taken - table.data()), index)
+          << own.pattern << " taken by a later equal " << taken->pattern;
+  }
+  EXPECT_GT(checked, table.size() * 9 / 10) << "templates checked";
 }
 
 TEST(SourceFamilies, ASourceTemplateClassifiesWhatNoHandFamilyKnows) {
