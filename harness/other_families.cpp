@@ -69,7 +69,7 @@ std::vector<MessageFamily> other_library_families() {
       // Two 0-dim CPU tensors given to a device kernel: TensorIterator's check (aten/src/ATen/
       // TensorIterator.cpp compute_types, 1.13.1 and 2.6.0), which the sim raises as CUDA does
       // (harness/sim/cuda_rules.cpp); its words hold no relation the source rule knows.
-      {E::kDeviceMismatch, "1.13.1-2.x (TensorIterator.cpp compute_types; harness/sim/cuda_rules.cpp)", R"(^Trying to pass too many CPU scalars to non-CPU kernel!)"},
+      {E::kDeviceMismatch, "1.13.1-2.x (TensorIterator.cpp compute_types; harness/sim/cuda_rules.cpp); 'CUDA kernel' before: pytorch/pytorch issue 40986", R"(^Trying to pass too many CPU scalars to (non-CPU|CUDA) kernel!)"},
       {E::kBackendUnavailable, "tp::sim (harness/sim/sim.cpp check_index)", R"(^(tp::sim|torchplace\.sim): no simulated device sim:\d+)"},
   };
   // clang-format on
