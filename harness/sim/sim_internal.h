@@ -61,6 +61,9 @@ struct Frame {
 };
 // An address's frames, innermost (inlined) first.
 std::vector<Frame> symbolize(void* pc);
+// A symbol's function as Frame::function holds it: its demangled name less the parameters and
+// a return type ("toy::train_step"); a C name or one that does not demangle unchanged.
+std::string symbol_function(const char* symbol);
 // LibTorch's, the runtimes', GoogleTest's or torchplace's frame: by its function's first
 // namespace, else by its source file (a name with none, e.g. one left mangled).
 bool library_code(const Frame& frame);

@@ -17,11 +17,10 @@
 #endif
 
 namespace tp::sim::detail {
-namespace {
 
 // "toy::train_step" of "toy::train_step(at::Tensor const&)" (its mangled name's demangling),
 // "float at::Tensor::item<float>() const" -> "at::Tensor::item<float>"; a C name unchanged.
-std::string readable(const char* symbol) {
+std::string symbol_function(const char* symbol) {
   if (symbol == nullptr) return "";
   int status = 0;
   char* demangled = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
@@ -49,6 +48,8 @@ std::string readable(const char* symbol) {
   }
   return name.substr(start);
 }
+
+namespace {
 
 #ifdef TP_SIM_HAVE_LIBDW
 
@@ -80,7 +81,7 @@ std::string linkage_name(Dwarf_Die* die) {
   Dwarf_Attribute attribute;
   for (const int name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
     if (dwarf_attr_integrate(die, name, &attribute) != nullptr)
-      return readable(dwarf_formstring(&attribute));
+      return symbol_function(dwarf_formstring(&attribute));
   }
   const char* plain = dwarf_diename(die);  // C, or a name without a linkage name
   return plain == nullptr ? "" : plain;
@@ -122,8 +123,9 @@ std::vector<Frame> frames_of(Dwfl_Module* module, Dwarf_Addr pc) {
     if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
     // The out-of-line function by its symbol (a local one has no DW_AT_linkage_name to qualify
     // its DW_AT_name); an inlined one by its linkage name.
-    const std::string name = tag == DW_TAG_subprogram ? readable(dwfl_module_addrname(module, pc))
-                                                      : linkage_name(&scopes[index]);
+    const std::string name = tag == DW_TAG_subprogram
+                                 ? symbol_function(dwfl_module_addrname(module, pc))
+                                 : linkage_name(&scopes[index]);
     frames.push_back(
         {name.empty() ? linkage_name(&scopes[index]) : name, file ? file : "", file ? number : 0});
     Dwarf_Attribute attribute;
@@ -139,7 +141,7 @@ std::vector<Frame> frames_of(Dwfl_Module* module, Dwarf_Addr pc) {
   }
   std::free(scopes);
   if (frames.empty() || frames.back().function.empty()) {  // no debug information: the symbol
-    const std::string name = readable(dwfl_module_addrname(module, pc));
+    const std::string name = symbol_function(dwfl_module_addrname(module, pc));
     if (frames.empty()) frames.push_back({name, file ? file : "", file ? number : 0});
     frames.back().function = name;
   }
@@ -157,7 +159,7 @@ std::vector<Frame> symbolize(void* pc) {
 #endif
   Dl_info info{};
   if (dladdr(pc, &info) == 0 || info.dli_sname == nullptr) return {};
-  return {Frame{readable(info.dli_sname), "", 0}};
+  return {Frame{symbol_function(info.dli_sname), "", 0}};
 }
 
 }  // namespace tp::sim::detail

@@ -85,6 +85,7 @@ SIM_TEST_FILES = tuple(
     _T + "sim_kernel_paths_test.cpp",
     _T + "sim_transfer_log_test.cpp",
     _T + "sim_storage_test.cpp",
+    _T + "sim_symbol_function_test.cpp",
     _T + "sim_conv_backend_test.cpp",
     _T + "sim_as_cuda_child_test.cpp",
 )
