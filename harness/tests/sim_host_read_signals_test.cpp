@@ -85,8 +85,8 @@ void previous_plain(int) {
 const char* const kPrevious = "SimHostReadSignals.ChildWithAPreviousHandler";
 
 // Runs only as the child of the tests below (TP_TEST_PREVIOUS=siginfo|plain|ignore|default):
-// installs that handler, then the sim's, then reads a page of its own that has no access (a
-// fault outside sim memory) or, with TP_TEST_SEND, sends itself SIGSEGV with kill(2) (SI_USER).
+// installs that handler, then the sim's, then reads a page of its own it unmapped (a fault
+// outside sim memory) or, with TP_TEST_SEND, sends itself SIGSEGV with kill(2) (SI_USER).
 TEST(SimHostReadSignals, ChildWithAPreviousHandler) {
   const char* previous = std::getenv("TP_TEST_PREVIOUS");
   if (previous == nullptr) GTEST_SKIP() << "the child of the tests of a previous handler";
@@ -108,6 +108,7 @@ TEST(SimHostReadSignals, ChildWithAPreviousHandler) {
   }
   void* page = ::mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(page, MAP_FAILED);
+  ASSERT_EQ(::munmap(page, 4096), 0);  // unmapped: si_code SEGV_MAPERR (1), a fault all the same
   volatile char byte = *static_cast<volatile char*>(page);
   (void)byte;
 }
