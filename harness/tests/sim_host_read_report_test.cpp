@@ -98,7 +98,9 @@ TEST(SimHostReadReport, EveryLineOfTheReport) {
   EXPECT_EQ(from_hex(match[1][1].str()), start);
   EXPECT_EQ(from_hex(match[1][2].str()), start + 4) << "the address read";
   EXPECT_EQ(ip - from_hex(match[3][2].str()), parsed(output, "libstdc\\+\\+ " + hex));
-  const std::regex frame("\\S+\\((\\S*)\\)\\[" + hex + "\\]");
+  // backtrace_symbols_fd's line: "FILE(SYMBOL+OFFSET)[ADDRESS]", with a space before '[' in
+  // newer glibc (sid's, which the 2.14.1 column builds in)
+  const std::regex frame("\\S+\\((\\S*)\\) ?\\[" + hex + "\\]");
   size_t frames = 0;
   for (size_t index = first + 5; index < lines.size(); ++index, ++frames) {
     std::smatch found;
