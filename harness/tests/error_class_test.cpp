@@ -1,5 +1,6 @@
 // The classifier against the message texts that each LibTorch version gives for the mistakes.
 #include <torchplace/error_class.h>
+#include <torchplace/sim/sim.h>
 
 #include <gtest/gtest.h>
 #include <set>
@@ -158,6 +159,18 @@ TEST(MessageFamilies, EveryPatternCompilesAndNamesItsVersions) {
     EXPECT_FALSE(family.from_source) << family.pattern;
   }
   EXPECT_EQ(classify(""), ErrorClass::kUnclassified);  // forces every regex to compile
+}
+
+// The sim's own refusal of an index past its devices, raised here (harness/sim/sim.cpp
+// check_index), not copied: no device to run on is BackendUnavailable, as CUDA's own.
+TEST(MessageFamilies, TheSimsRefusalOfADeviceItLacksIsBackendUnavailable) {
+  try {
+    tp::sim::device(tp::sim::device_count());
+    FAIL() << "sim:" << tp::sim::device_count() << " was not refused";
+  } catch (const c10::Error& error) {
+    const std::string message = error.what_without_backtrace();
+    EXPECT_EQ(classify(message), ErrorClass::kBackendUnavailable) << message;
+  }
 }
 
 }  // namespace

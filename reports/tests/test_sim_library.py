@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """torchplace.sim_library without a built library: which file it loads (TORCHPLACE_SIM_LIBRARY,
 else the one beside torchplace.sim), a missing file, a file that is no sim library and one built
-for another torch refused by name before loading, a library that will not load, and the loaded
-library's C entry points typed, kept and used by classify. The libraries here are synthetic
-files holding only the version mark; ctypes.CDLL is a stand-in."""
+for another torch refused by name before loading, one cut short (its ELF header says where it
+ends), a library that will not load, and the loaded library's C entry points typed, kept and
+used by classify. The libraries here are synthetic files holding only the version mark (and an
+ELF header); ctypes.CDLL is a stand-in."""
 import ctypes
 import os
+import struct
 import tempfile
 import unittest
 from pathlib import Path
@@ -87,6 +89,57 @@ class Version(LibraryFile):
             sim_library.load()
         cdll.assert_not_called()
         self.assertIn(f"built against LibTorch {other}, but this torch is", str(no.exception))
+
+
+def elf_header(shoff, shnum, segment=(0, 0)):
+    """A synthetic ELF-64 header (no code): section headers of 64 bytes at `shoff`, and one
+    PT_LOAD program header right after it (56 bytes) for the (offset, size) `segment`."""
+    header = bytearray(64)
+    header[:6] = b"\x7fELF\x02\x01"
+    struct.pack_into("<QQ", header, 0x20, 64, shoff)
+    struct.pack_into("<HHHH", header, 0x36, 56, 1, 64, shnum)
+    return bytes(header) + struct.pack("<IIQQQQQQ", 1, 5, segment[0], 0, 0, segment[1], 0, 0)
+
+
+class Whole(LibraryFile):
+    def write_elf(self, shoff, shnum, size, segment=(0, 0)):
+        head = elf_header(shoff, shnum, segment)
+        mark = b"torchplace-sim-torch-version=" + MAJOR_MINOR.encode() + b".0;"
+        self.path.write_bytes((head + mark).ljust(size, b"\0"))
+
+    def test_the_end_its_header_gives(self):
+        self.write_elf(shoff=1000, shnum=3, size=1192, segment=(0, 1100))
+        self.assertEqual(sim_library.elf_end(self.path.read_bytes()), 1192)
+        self.write_elf(shoff=1000, shnum=3, size=1192, segment=(600, 700))
+        self.assertEqual(sim_library.elf_end(self.path.read_bytes()), 1300)
+        self.assertEqual(sim_library.elf_end(b"\x7fELF\x01\x01" + bytes(100)), 0)  # ELF-32
+
+    def test_a_library_cut_short_is_refused_before_loading(self):
+        self.write_elf(shoff=1000, shnum=3, size=1191)
+        with mock.patch.object(ctypes, "CDLL") as cdll, self.assertRaises(SimUnavailable) as no:
+            sim_library.load()
+        cdll.assert_not_called()
+        self.assertEqual(
+            str(no.exception),
+            f"torchplace.sim: cannot load {self.path}: cut short, 1191 bytes where its ELF "
+            "header says 1192",
+        )
+
+    def test_a_segment_past_the_end_is_cut_short_too(self):
+        self.write_elf(shoff=200, shnum=1, size=300, segment=(0, 301))
+        with mock.patch.object(ctypes, "CDLL"), self.assertRaises(SimUnavailable) as no:
+            sim_library.load()
+        self.assertIn("cut short, 300 bytes where its ELF header says 301", str(no.exception))
+
+    def test_program_headers_past_the_end(self):
+        data = elf_header(shoff=0, shnum=0)[:100]
+        self.assertEqual(sim_library.elf_end(data), 120)
+
+    def test_a_whole_one_loads(self):
+        self.write_elf(shoff=1000, shnum=3, size=1192, segment=(0, 1192))
+        with mock.patch.object(ctypes, "CDLL", return_value=mock.NonCallableMock()) as cdll:
+            sim_library.load()
+        cdll.assert_called_once()
 
 
 class Load(LibraryFile):

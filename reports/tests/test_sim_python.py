@@ -123,6 +123,21 @@ class Refusal(unittest.TestCase):
         last = err.strip().splitlines()[-1]
         self.assertEqual(sim.library().torchplace_classify(last.encode()), b"BackendUnavailable")
 
+    def test_a_library_cut_short(self):
+        # An interrupted copy: the real library's bytes up to just past its version mark. Loaded,
+        # dlopen mapped its segments past the file's end and the process died of SIGBUS.
+        whole = sim.library_path().read_bytes()
+        mark = whole.index(b"torchplace-sim-torch-version=")
+        with tempfile.TemporaryDirectory() as folder:
+            cut = os.path.join(folder, "libtorchplace_sim_python.so")
+            with open(cut, "wb") as handle:
+                handle.write(whole[: mark + 64])
+            code, _, err = child("", TORCHPLACE_SIM_LIBRARY=cut)
+        self.assertEqual(code, 1, err[-2000:])  # an exception, not a signal
+        last = err.strip().splitlines()[-1]
+        self.assertIn(f"cannot load {cut}: cut short, {mark + 64} bytes where its ELF", last)
+        self.assertEqual(sim.library().torchplace_classify(last.encode()), b"BackendUnavailable")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import struct
 from pathlib import Path
 from typing import Optional
 
@@ -48,6 +49,35 @@ def built_for(path: Path) -> str:
     return found.group(1).decode()
 
 
+def elf_end(data: bytes) -> int:
+    """Where a 64-bit little-endian ELF file's last part ends, by its own header: the section
+    header table, or a loaded segment's bytes; 0 for any other file (ELF-64 object format)."""
+    if len(data) < 64 or data[:6] != b"\x7fELF\x02\x01":
+        return 0
+    phoff, shoff = struct.unpack_from("<QQ", data, 0x20)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", data, 0x36)
+    end = shoff + shentsize * shnum
+    for index in range(phnum):
+        at = phoff + index * phentsize
+        if at + 56 > len(data):
+            return max(end, at + 56)
+        kind, _, offset, _, _, size = struct.unpack_from("<IIQQQQ", data, at)
+        if kind == 1:  # PT_LOAD
+            end = max(end, offset + size)
+    return end
+
+
+def _check_whole(path: Path) -> None:
+    """A library cut short (a copy interrupted) is refused: dlopen maps its segments past the
+    file's end, and the first read there kills the process with SIGBUS."""
+    data = path.read_bytes()
+    if elf_end(data) > len(data):
+        raise SimUnavailable(
+            f"torchplace.sim: cannot load {path}: cut short, {len(data)} bytes where its ELF "
+            f"header says {elf_end(data)}"
+        )
+
+
 def _check_version(path: Path) -> None:
     built = built_for(path)
     if built.split(".")[:2] != torch.__version__.split(".")[:2]:
@@ -64,6 +94,7 @@ def load() -> ctypes.CDLL:
         return _library
     path = library_path()
     _check_version(path)
+    _check_whole(path)
     try:
         # RTLD_LOCAL: its symbols stay its own. Loaded RTLD_GLOBAL, the next extensions bound to
         # them: importing op_db then died of SIGSEGV in ml_dtypes (numba-cuda imports it), pip's

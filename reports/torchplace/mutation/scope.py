@@ -64,7 +64,11 @@ FILTERS["harness/other_families.cpp"] = FILTERS["harness/error_class.cpp"]
 FILTERS["harness/source_families.cpp"] = FILTERS["harness/error_class.cpp"]
 FILTERS["harness/error_class.h"] = FILTERS["harness/error_class.cpp"]
 # The sim's "where it happened" (README): judged by its own binary, built with -g for the lines.
-WHERE = ("torchplace_sim_where_tests", "SimWhere.*", (_T + "sim_where_test.cpp",))
+WHERE = (
+    "torchplace_sim_where_tests",
+    "SimWhere.*",
+    (_T + "sim_where_test.cpp", _T + "sim_where_frames_test.cpp"),
+)
 WHERE_FILES = tuple(f"harness/sim/{name}.cpp" for name in ("user_frame", "symbolize", "call_sites"))
 # The harness's sim tests (sim_models_test.cpp is a binary of its own, a conformance test).
 SIM_TEST_FILES = tuple(
