@@ -92,6 +92,16 @@ TEST(SimDeviceMemory, FreeingAnUnknownAddressRaises) {
   EXPECT_THROW(free_device_bytes(local), c10::Error);
 }
 
+// As free(): freeing null does nothing. A 0-byte allocation is null, and LibTorch's
+// raw_deallocate hands the deleter whatever raw_allocate gave.
+TEST(SimDeviceMemory, FreeingNullDoesNothing) {
+  TP_SKIP_UNLESS_GUARDED();
+  tp::sim::enable();
+  void* none = allocate_device_bytes(0, 0);
+  EXPECT_EQ(none, nullptr);
+  EXPECT_NO_THROW(free_device_bytes(none));
+}
+
 // Freeing gives the host bytes back. The reservation is kept for reuse, so the second round of
 // the same length takes no more address space than the first left.
 TEST(SimDeviceMemory, FreeingGivesTheHostBytesBack) {
