@@ -82,8 +82,8 @@ TEST(SimWhere, AnAddressOutsideEveryObjectIsNoFrame) {
 // byte back, so a stack here holds a return address, or an address one past the place meant.
 TEST(SimWhere, TheUserFrameOfAnInlinedCallIsTheInnermost) {
   const std::vector<void*> stack = {nullptr, caller()};
-  EXPECT_EQ(user_frame(stack), "at " + std::string(__FILE__) + ":" +
-                                   std::to_string(inlined_line) + " in sim_where_test::inlined");
+  EXPECT_EQ(user_frame(stack), "at " + std::string(__FILE__) + ":" + std::to_string(inlined_line) +
+                                   " in sim_where_test::inlined");
 }
 
 TEST(SimWhere, AUserFrameWithoutDebugInformationIsNamedWithoutALine) {
