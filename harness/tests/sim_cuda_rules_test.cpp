@@ -170,6 +170,9 @@ TEST(SimCudaRules, SearchsortedChecksItsSorterAsCudasKernelDoes) {
   const torch::Tensor found =
       torch::searchsorted(sorted, values, false, false, c10::nullopt, sorter.to(tp::sim::device()));
   EXPECT_EQ(found.cpu().item<int64_t>(), 2);
+  // Without a sorter (the usual call) there is nothing to check.
+  EXPECT_EQ(torch::searchsorted(sorted, values).cpu().item<int64_t>(),
+            torch::searchsorted(sorted.cpu(), values.cpu()).item<int64_t>());
 }
 
 }  // namespace

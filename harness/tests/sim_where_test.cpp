@@ -186,6 +186,8 @@ TEST(SimWhere, LibraryFramesAreKnownByTheirFileWhenTheNameSaysNothing) {
   EXPECT_TRUE(library_code(Frame{"helper", "/usr/src/googletest/include/gtest/gtest.h", 3}));
   EXPECT_FALSE(library_code(Frame{"train_step", "/home/user/train.cpp", 42}));
   EXPECT_FALSE(library_code(Frame{"toy::train_step", "/home/user/train.cpp", 42}));
+  EXPECT_TRUE(library_code(Frame{"", "/opt/include/ATen/ops/add.h", 12}));  // no name at all
+  EXPECT_FALSE(library_code(Frame{"", "/home/user/train.cpp", 42}));
 }
 
 // Each new address a raise or a log meets is symbolized (user_frame() caches only its answer):
