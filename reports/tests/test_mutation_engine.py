@@ -337,6 +337,39 @@ class RecordFiles(unittest.TestCase):
         states = [{"status": s} for s in ("timeout", "killed", "survived", "untriaged")]
         self.assertEqual(generated.summarise(states, 0)["kill_ratio"], 0.5)
 
+    def test_a_kill_on_a_libtorch_2x_build_is_recorded_apart(self):
+        # a 1.13.1 build never runs the sim's 2.x code and cells (autocast on sim:0): a kill on
+        # a 2.x build would survive in a 1.x build's sample
+        cases = [
+            ({"status": "killed", "torch2": True}, "killed_2x"),
+            ({"status": "timeout", "torch2": True}, "killed_2x"),
+            ({"status": "survived", "torch2": True}, "untriaged"),
+            ({"status": "killed", "torch2": True, "cuda": True}, "killed_cuda"),
+            ({"status": "needs_2x"}, "killed_2x"),  # not run on 1.x: the ledger's state kept
+        ]
+        for record, state in cases:
+            with self.subTest(record=record):
+                self.assertEqual(ledger.ledger_state(record), state)
+        self.assertIn("killed_2x", ledger.LEDGER_STATES)
+        summary = generated.summarise([{"status": "needs_2x"}, {"status": "killed"}], 0)
+        self.assertEqual((summary["judged"], summary["needs_2x"]), (1, 1))
+
+    def test_a_builds_libtorch_major_is_its_torch_configs(self):
+        # synthetic: a CMake cache naming a Torch_DIR that holds only the version file
+        with tempfile.TemporaryDirectory() as folder:
+            torch_dir = Path(folder, "torch")
+            torch_dir.mkdir()
+            Path(torch_dir, "TorchConfigVersion.cmake").write_text('set(PACKAGE_VERSION "2.13.0")')
+            Path(folder, "CMakeCache.txt").write_text(f"X:BOOL=ON\nTorch_DIR:PATH={torch_dir}\n")
+            build = object.__new__(scratch.Scratch)
+            build.build_dir = Path(folder)
+            self.assertEqual(build.libtorch_major(), 2)
+            Path(folder, "CMakeCache.txt").write_text("CMAKE_BUILD_TYPE:STRING=Release\n")
+            unknown = object.__new__(scratch.Scratch)
+            unknown.build_dir = Path(folder)
+            with self.assertRaises(CannotJudge):
+                unknown.libtorch_major()
+
     def test_a_tests_skip_code_is_a_skip_not_a_kill(self):
         # CTest's SKIP_RETURN_CODE (messages.source_strings_data exits 77 without LibTorch's
         # sources): read as a fail, it "killed" a mutant and failed unmutated too (exit 3)

@@ -19,8 +19,10 @@ as detected, listed apart), survived, build_failure (the mutant does not compile
 nothing, listed apart, never a kill), not_built (its line is in `#if NAME` and this build does
 not define NAME, e.g. CUDA-only code on a CPU host: not run, listed apart, not judged), or
 needs_cuda (the ledger records it killed_cuda, killed by a CUDA build's tests on a GPU, and this
-host cannot run them: not run, listed apart, not judged). A C++ kill on a CUDA build with a GPU
-is recorded killed_cuda: such a run is for what a CPU build cannot judge (ci/gpu/mutants.sh).
+host cannot run them: not run, listed apart, not judged), or needs_2x (the same for killed_2x,
+killed by a LibTorch 2.x build's tests, on a 1.x build). A C++ kill on a CUDA build with a GPU
+is recorded killed_cuda: such a run is for what a CPU build cannot judge (ci/gpu/mutants.sh);
+one on a 2.x build (--in-tree a build configured against pip's torch) killed_2x.
 
 Exit codes: 0 no survivor the ledger did not expect; 1 one (named); 3 cannot
 judge (the unmutated copy fails its kill tests, no mutant was tried, an equivalent names no
@@ -86,7 +88,7 @@ def shard_of(mutants: list, shard: str) -> list:
 def summarise(records: list, equivalents_count: int) -> dict:
     states = ("killed", "timeout", "survived", "untriaged", "unmeasured")
     # proves nothing either way here: listed, not judged
-    apart = ("build_failure", "not_built", "needs_cuda")
+    apart = ("build_failure", "not_built", "needs_cuda", "needs_2x")
     counts = {key: 0 for key in states + apart}
     for record in records:
         counts[record["status"]] += 1
@@ -207,6 +209,15 @@ def needs_cuda_record(mutant: Mutant) -> Dict[str, Any]:
     }
 
 
+def needs_2x_record(mutant: Mutant) -> Dict[str, Any]:
+    detail = (
+        "killed by a LibTorch 2.x build's tests (ledger: killed_2x); this build is 1.x: not run"
+    )
+    return {"id": mutant.id, "old": mutant.old, "new": mutant.new, "status": "needs_2x"} | {
+        "detail": detail
+    }
+
+
 def untriaged_record(mutant: Mutant) -> Dict[str, Any]:
     detail = "a known survivor (ledger: untriaged), not run"
     return {"id": mutant.id, "old": mutant.old, "new": mutant.new, "status": "untriaged"} | {
@@ -228,6 +239,8 @@ def skipped(scratch: Scratch, mutant: Mutant, known: bool, ledger: dict) -> Opti
     # before not_built: kept
     if ledger.get(mutant.id) == "killed_cuda" and not (binary and cuda_judged(scratch, binary)):
         return needs_cuda_record(mutant)
+    if ledger.get(mutant.id) == "killed_2x" and not (binary and scratch.libtorch_major() >= 2):
+        return needs_2x_record(mutant)
     if mutant.needs and not scratch.compiles(mutant):
         return not_built_record(mutant)
     return None
@@ -274,6 +287,8 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
         record.update(schema_records.get(mutant.id) or try_mutant(scratch, mutant))
         if cuda:  # a kill here may need CUDA's tests: the ledger says killed_cuda
             record["cuda"] = True
+        if kind != "py" and scratch.libtorch_major() >= 2:  # the ledger says killed_2x
+            record["torch2"] = True
         if "seconds" in record:  # the longest of its kind so far replaces the first guess
             guess[kind] = (
                 max(guess[kind], record["seconds"]) if kind in timed else record["seconds"]

@@ -13,12 +13,22 @@ EQUIVALENTS = Path(__file__).with_name("equivalents")
 # build_failure (the mutated source does not compile: no program to judge, out of the ratio);
 # killed_cuda: killed by the tests of a CUDA build on a GPU, whose CUDA tests a host without them
 # skips: such a host does not run it (status needs_cuda, apart from its run's ratio); the
-# ledger's ratio counts it killed.
+# ledger's ratio counts it killed. killed_2x: killed by a LibTorch 2.x build's tests (code and
+# cells a 1.13.1 build compiles but never runs: autocast on sim:0, the 2.x rule columns), which a
+# 1.x build does not run (status needs_2x, apart, like needs_cuda); counted killed.
 # A sampled survivor fails the run when the ledger says killed (a hole opened) or does not know it
 # (new or changed code); one it records as untriaged or unrun is a known, unmeasured hole: listed
 # and counted as survived in the kill ratio, not a failure. A sample does not run untriaged ones.
 LEDGER = Path(__file__).with_name("ledger")
-LEDGER_STATES = ("killed", "killed_cuda", "untriaged", "unrun", "not_built", "build_failure")
+LEDGER_STATES = (
+    "killed",
+    "killed_cuda",
+    "killed_2x",
+    "untriaged",
+    "unrun",
+    "not_built",
+    "build_failure",
+)
 
 
 def load_equivalents(path: Path = EQUIVALENTS) -> dict:
@@ -45,14 +55,18 @@ def load_ledger(path: Path = LEDGER) -> Dict[str, str]:
 
 
 def ledger_state(record: dict) -> str:
-    """A run's record as a ledger state: a kill on a CUDA build is `killed_cuda`."""
-    killed = "killed_cuda" if record.get("cuda") else "killed"
+    """A run's record as a ledger state: a kill on a CUDA build is `killed_cuda`, on a LibTorch
+    2.x build `killed_2x`."""
+    killed = (
+        "killed_cuda" if record.get("cuda") else "killed_2x" if record.get("torch2") else "killed"
+    )
     return {
         "killed": killed,
         "timeout": killed,
         "build_failure": "build_failure",
         "not_built": "not_built",
         "needs_cuda": "killed_cuda",
+        "needs_2x": "killed_2x",
     }.get(record["status"], "untriaged")
 
 
@@ -72,7 +86,8 @@ HEADER_LEDGER = (
     "# killed, untriaged (survived; not yet killed by a test or shown equivalent), unrun (not\n"
     "# reached), not_built (in `#if NAME` code this build does not compile, e.g. CUDA-only) or\n"
     "# build_failure (the mutated source does not compile); killed_cuda: killed by a CUDA\n"
-    "# build's tests, not run by a build without CUDA.\n"
+    "# build's tests, not run by a build without CUDA; killed_2x: killed by a LibTorch 2.x\n"
+    "# build's tests, not run by a 1.x build.\n"
     "# Equivalents are not listed. Written by the tool."
 )
 

@@ -1,8 +1,10 @@
 """A scratch copy of the tree (or the checkout itself, --in-tree) where one mutant at a time is
 applied, rebuilt where C++, and run against its kill set (scope.py); the verdict of each."""
+import functools
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -107,6 +109,22 @@ class Scratch:
             raise CannotJudge(EXIT_ENV, f"{flags}: not found, cannot tell whether {macro} is on")
         words = flags.read_text().split()
         return any(w in (f"-D{macro}", f"-D{macro}=1") for w in words)
+
+    @functools.lru_cache(maxsize=None)
+    def libtorch_major(self) -> int:
+        """The major version of the LibTorch this build is configured against: Torch_DIR's
+        TorchConfigVersion.cmake (Debian's 1.13.1 says 1.13.0; pip's wheels their own)."""
+        cache = (self.build_dir / "CMakeCache.txt").read_text()
+        found = re.search(r"^Torch_DIR:[A-Z]+=(.+)$", cache, re.M)
+        config = Path(found.group(1).strip()) / "TorchConfigVersion.cmake" if found else None
+        version = (
+            re.search(r'PACKAGE_VERSION "(\d+)\.', config.read_text())
+            if config and config.is_file()
+            else None
+        )
+        if not version:
+            raise CannotJudge(EXIT_ENV, f"{self.build_dir}: cannot tell its LibTorch's version")
+        return int(version.group(1))
 
     def compiles(self, mutant: Mutant) -> bool:
         """Whether the mutant's conditional code is compiled in this build (macros.py)."""
