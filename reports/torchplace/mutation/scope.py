@@ -8,8 +8,9 @@ torchplace_harness_tests, then, on a mutant they leave alive, the scenario cells
 scenarios/<name>.cpp -> that scenario's cells in torchplace_scenarios (every device this host
 runs); scenarios/transfers/ and harness/bench/ -> torchplace_transfer_tests; the sim's user-frame
 files -> torchplace_sim_where_tests (WHERE), then the Sim* suites; the rest of harness/ -> every
-test of torchplace_harness_tests. FILTERS narrows a file whose unit tests were mapped and measured
-(rebuilding and running all of them costs minutes).
+test of torchplace_harness_tests, then, on a mutant they leave alive, the scenario cells (CELLS).
+FILTERS narrows a file whose unit tests were mapped and measured (rebuilding and running all of
+them costs minutes).
 Python: the CTest tests that reach the file: a test's script (a .py or .sh file of the tree in
 its command, or the module of `-m`) names `torchplace.X` or `ci/torchplace`, and the modules
 they name, transitively (reach.py). KILL_EXCLUDE keeps out the tests that cannot judge a mutant.
@@ -188,11 +189,20 @@ SIM_CELLS = ("torchplace_scenarios", "*sim0*-ddp.*")
 AS_CUDA = ("torchplace_sim_as_cuda_linked", "SimAsCuda.*")
 
 
+# The scenario cells on every device: a later kill set of the harness's other files (the
+# scenario-author API, the runner, the fixes), which the scenarios use through paths the unit
+# tests do not (2 s); less ddp's, as SIM_CELLS.
+CELLS = ("torchplace_scenarios", "*-ddp.*")
+
+
 def later_kill_sets(path: str) -> Tuple[Tuple[str, str], ...]:
     """(binary, gtest filter)s a C++ file's mutant runs, in order, while its first kill set and
     each one before passed. For the sim's files: the cells, the sim as CUDA, then the "where"
     tests (the place a refusal names is the sim's; about 12 s, so last); for the "where" files,
-    the Sim* suites."""
+    the Sim* suites; for the harness's other files judged by its unit tests, the cells."""
     if path in WHERE_FILES:  # the Sim* suites, built without -g: a frame's symbol name (dladdr)
         return ((HARNESS_TESTS, "Sim*"),)
-    return (SIM_CELLS, AS_CUDA, WHERE[:2]) if CPP.get(path, ("", ""))[1] == "Sim*" else ()
+    binary, tests = CPP.get(path, ("", ""))
+    if tests == "Sim*":
+        return (SIM_CELLS, AS_CUDA, WHERE[:2])
+    return (CELLS,) if binary == HARNESS_TESTS else ()
