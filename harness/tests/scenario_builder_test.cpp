@@ -83,5 +83,26 @@ TEST(ScenarioBuilder, EachCallKeepsWhatItSets) {
   EXPECT_EQ(ran, 1);
 }
 
+// One scenario a name: its cells' ids and test names are unique. Registered after the cells were
+// listed (the test main lists them first), so it adds none.
+TEST(ScenarioBuilder, ANameIsRegisteredOnce) {
+  Registry::add("registered_once_probe");
+  EXPECT_EQ(refusal<std::invalid_argument>([] { Registry::add("registered_once_probe"); }),
+            "scenario 'registered_once_probe' registered twice");
+}
+
+// Nested regions under test: the innermost names the error; the outer ones add nothing.
+TEST(ScenarioBuilder, TheInnermostRegionNamesTheError) {
+  const CellSpec spec = Scenario("nested").cells().front();
+  CellRecord record(spec, Expect::success());
+  Cell cell(spec, record);
+  const auto inner = [&] {
+    return cell.under_test("inner", []() -> int { TORCH_CHECK(false, "refused"); });
+  };
+  EXPECT_THROW(cell.under_test("outer", inner), c10::Error);
+  EXPECT_EQ(record.raised_in, "inner");
+  EXPECT_EQ(record.raised_message, "refused");
+}
+
 }  // namespace
 }  // namespace tp
