@@ -134,6 +134,18 @@ class Whole(LibraryFile):
     def test_program_headers_past_the_end(self):
         data = elf_header(shoff=0, shnum=0)[:100]
         self.assertEqual(sim_library.elf_end(data), 120)
+        # the program header one byte short: its end; whole, at the file's end: the segment's
+        self.assertEqual(sim_library.elf_end(elf_header(0, 0, (0, 100))[:119]), 120)
+        self.assertEqual(sim_library.elf_end(elf_header(0, 0, (0, 100))), 100)
+
+    def test_only_a_whole_elf_64_header_is_read(self):
+        # shorter than its 64-byte header, or not ELF-64: nothing said (dlopen reads such a file
+        # and refuses it; only mapped segments past the end kill the process)
+        header = elf_header(shoff=64, shnum=1)[:64]  # no program header: phnum says 1
+        self.assertEqual(sim_library.elf_end(header), 128)
+        self.assertEqual(sim_library.elf_end(header[:63]), 0)
+        self.assertEqual(sim_library.elf_end(b"short"), 0)
+        self.assertEqual(sim_library.elf_end(bytes(100)), 0)
 
     def test_a_whole_one_loads(self):
         self.write_elf(shoff=1000, shnum=3, size=1192, segment=(0, 1192))
