@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <fstream>
+#include <regex>
 #include <string>
 #include <thread>
 
@@ -36,6 +37,26 @@ TEST(Fingerprint, NamesThisBuildAndHost) {
   EXPECT_EQ(print.at("cpu_cores"), std::thread::hardware_concurrency());
   EXPECT_EQ(print.at("torch_threads"), at::get_num_threads());
   EXPECT_EQ(print.at("cxx_standard"), static_cast<long>(__cplusplus));
+}
+
+// The first line of `path` matching `pattern`, its group 1; "" when none (another reading of
+// the files than the fingerprint's own).
+std::string field_of(const std::string& path, const std::string& pattern) {
+  std::ifstream in(path);
+  const std::regex field(pattern);
+  std::smatch found;
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_match(line, found, field)) return found[1];
+  }
+  return "";
+}
+
+TEST(Fingerprint, TheOsAndTheCpuAreTheirFilesValues) {
+  const auto print = tp::fingerprint();
+  const std::string os = field_of("/etc/os-release", R"re(PRETTY_NAME="?(.*?)"?\s*)re");
+  ASSERT_FALSE(os.empty()) << "/etc/os-release names no PRETTY_NAME: nothing to compare";
+  EXPECT_EQ(print.at("os"), os);
+  EXPECT_EQ(print.at("cpu_model"), field_of("/proc/cpuinfo", R"re(model name\s*:\s*(.*?)\s*)re"));
 }
 
 }  // namespace
