@@ -22,7 +22,9 @@ needs_cuda (the ledger records it killed_cuda, killed by a CUDA build's tests on
 host cannot run them: not run, listed apart, not judged), or needs_2x (the same for killed_2x,
 killed by a LibTorch 2.x build's tests, on a 1.x build). A C++ kill on a CUDA build with a GPU
 is recorded killed_cuda: such a run is for what a CPU build cannot judge (ci/gpu/mutants.sh);
-one on a 2.x build (--in-tree a build configured against pip's torch) killed_2x.
+one on a 2.x build (--in-tree a build configured against pip's torch) killed_2x. A ledger
+entry `killed_fault NAME` is judged with the catalogue's fault NAME planted (faults.py); --faults
+judges the chosen scenario files' untriaged survivors that way.
 
 Exit codes: 0 no survivor the ledger did not expect; 1 one (named); 3 cannot
 judge (the unmutated copy fails its kill tests, no mutant was tried, an equivalent names no
@@ -43,7 +45,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Set
 
 from torchplace.mutation import ledger as records_file
-from torchplace.mutation import operators_cpp, operators_py, schema_runs, scope
+from torchplace.mutation import faults, operators_cpp, operators_py, schema_runs, scope
 from torchplace.mutation import scratch as scratch_module
 from torchplace.mutation.ledger import check_equivalents, load_equivalents, load_ledger
 from torchplace.mutation.operators_cpp import BRANCH, Mutant
@@ -118,6 +120,12 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         "--from-records",
         metavar="FILE,...",
         help="with --write-ledger: write the ledger from these --out files; run nothing",
+    )
+    parser.add_argument(
+        "--faults",
+        action="store_true",
+        help="judge the chosen scenario files' untriaged survivors under the catalogue's "
+        "faults (faults.py); --write-ledger records the kills",
     )
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
     parser.add_argument(
@@ -246,6 +254,19 @@ def skipped(scratch: Scratch, mutant: Mutant, known: bool, ledger: dict) -> Opti
     return None
 
 
+def fault_of(ledger: dict, ident: str) -> str:
+    """The fault a `killed_fault NAME` ledger entry names, else ""."""
+    state, _, name = ledger.get(ident, "").partition(" ")
+    return name if state == faults.STATE else ""
+
+
+def fault_pass(args: argparse.Namespace, scratch: Scratch, chosen: list, ledger: dict) -> int:
+    done = faults.run_pass(scratch, chosen, ledger, args.out)
+    if args.write_ledger:
+        records_file.write_ledger(Path(args.write_ledger), done, ledger, generate())
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict) -> int:
     started = time.monotonic()
     # A CI step cancelled mid-mutant: the `finally` of try_mutant still restores the file.
@@ -256,12 +277,17 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
     skip_known = bool(args.sample) and not args.only
     known = {ident for ident, state in ledger.items() if state == "untriaged"}
     baseline(scratch, [m for m in chosen if not (skip_known and m.id in known)])
+    if args.faults:
+        return fault_pass(args, scratch, chosen, ledger)
     records: List[Dict[str, Any]] = []
     guess, timed = dict(FIRST_GUESS_S), set()  # type: Dict[str, float], Set[str]
     unrun = {m.id: skipped(scratch, m, skip_known and m.id in known, ledger) for m in chosen}
     # a full measurement (no budget): a file's C++ mutants share one schema build where they can
     # (each file's schema is built when the loop reaches its first mutant: --out keeps it)
-    groups = schema_runs.by_file([m for m in chosen if is_cpp(m) and unrun[m.id] is None])
+    under_fault = {m.id: fault for m in chosen if (fault := fault_of(ledger, m.id))}
+    groups = schema_runs.by_file(
+        [m for m in chosen if is_cpp(m) and unrun[m.id] is None and m.id not in under_fault]
+    )
     schema_records: Dict[str, dict] = {}
     pending = deque(chosen)
     while pending:
@@ -284,7 +310,10 @@ def run(args: argparse.Namespace, chosen: list, equivalents: dict, ledger: dict)
             judged = schema_runs.run_file(scratch, mutant.path, groups.pop(mutant.path))
             schema_records.update(judged)
             pending = schema_runs.judged_first(pending, judged)
-        record.update(schema_records.get(mutant.id) or try_mutant(scratch, mutant))
+        if mutant.id in under_fault:
+            record.update(faults.try_under_fault(scratch, mutant, under_fault[mutant.id]))
+        else:
+            record.update(schema_records.get(mutant.id) or try_mutant(scratch, mutant))
         if cuda:  # a kill here may need CUDA's tests: the ledger says killed_cuda
             record["cuda"] = True
         if kind != "py" and scratch.libtorch_major() >= 2:  # the ledger says killed_2x

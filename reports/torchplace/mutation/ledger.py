@@ -16,6 +16,8 @@ EQUIVALENTS = Path(__file__).with_name("equivalents")
 # ledger's ratio counts it killed. killed_2x: killed by a LibTorch 2.x build's tests (code and
 # cells a 1.13.1 build compiles but never runs: autocast on sim:0, the 2.x rule columns), which a
 # 1.x build does not run (status needs_2x, apart, like needs_cuda); counted killed.
+# killed_fault NAME: a scenario file's survivor under whose change the catalogue's fault NAME
+# escapes the cells that catch it (faults.py); a sample judges it again with NAME planted.
 # A sampled survivor fails the run when the ledger says killed (a hole opened) or does not know it
 # (new or changed code); one it records as untriaged or unrun is a known, unmeasured hole: listed
 # and counted as survived in the kill ratio, not a failure. A sample does not run untriaged ones.
@@ -24,6 +26,7 @@ LEDGER_STATES = (
     "killed",
     "killed_cuda",
     "killed_2x",
+    "killed_fault",
     "untriaged",
     "unrun",
     "not_built",
@@ -46,7 +49,7 @@ def load_equivalents(path: Path = EQUIVALENTS) -> dict:
 
 def load_ledger(path: Path = LEDGER) -> Dict[str, str]:
     ledger = load_equivalents(path) if path.is_file() else {}
-    wrong = [f"{i} {s}" for i, s in ledger.items() if s not in LEDGER_STATES]
+    wrong = [f"{i} {s}" for i, s in ledger.items() if s.split(" ")[0] not in LEDGER_STATES]
     if wrong:
         raise CannotJudge(
             EXIT_ENV, f"{path.name}: a state is not one of {LEDGER_STATES}: {wrong[:3]}"
@@ -56,7 +59,9 @@ def load_ledger(path: Path = LEDGER) -> Dict[str, str]:
 
 def ledger_state(record: dict) -> str:
     """A run's record as a ledger state: a kill on a CUDA build is `killed_cuda`, on a LibTorch
-    2.x build `killed_2x`."""
+    2.x build `killed_2x`, under a planted fault (faults.py) `killed_fault NAME`."""
+    if record.get("fault") and record["status"] == "killed":
+        return f"killed_fault {record['fault']}"
     killed = (
         "killed_cuda" if record.get("cuda") else "killed_2x" if record.get("torch2") else "killed"
     )
@@ -87,7 +92,8 @@ HEADER_LEDGER = (
     "# reached), not_built (in `#if NAME` code this build does not compile, e.g. CUDA-only) or\n"
     "# build_failure (the mutated source does not compile); killed_cuda: killed by a CUDA\n"
     "# build's tests, not run by a build without CUDA; killed_2x: killed by a LibTorch 2.x\n"
-    "# build's tests, not run by a 1.x build.\n"
+    "# build's tests, not run by a 1.x build; killed_fault NAME: with the catalogue's fault\n"
+    "# NAME planted, the cells that caught it pass (faults.py).\n"
     "# Equivalents are not listed. Written by the tool."
 )
 

@@ -48,6 +48,7 @@ SCENARIO_API = "harness/scenario.cpp"
 DDP = "scenarios/ddp.cpp"
 TRANSFER_LOG = "harness/sim/transfer_log.cpp"
 BUDGET = "scenarios/transfer_budget.cpp"
+TRAINING = "harness/training.h"
 
 
 def cpu_cells(scenario: str, *parts: str) -> Kill:
@@ -544,5 +545,47 @@ MUTATIONS = [
         ": run.net->blocked;",
         ": blocked_classes().to(device);",
         [(S, "transfer_budget.*device=sim0")],
+    ),
+    # Faults each caught by one check only (issue 45, faults.py): with one planted, a mutant that
+    # deletes that check lets a cell pass. A loop that never steps: only "the loss did not fall".
+    m(
+        "train_sgd_never_steps",
+        TRAINING,
+        "    optimizer.step();\n",
+        "",
+        [cpu_cells("forgotten_labels", "variant=manual_to"), cpu_cells("cpu_indices", "manual_to")],
+    ),
+    # A loss off by a constant on the device: the same gradients, the same weights; only the
+    # losses compared with the float64 reference differ.
+    m(
+        "labels_loss_offset_on_the_device",
+        LABELS,
+        "return loss_of(kind, logits, operands.target); });",
+        "return loss_of(kind, logits, operands.target) + 1.0; });",
+        [cpu_cells("forgotten_labels", "variant=manual_to")],
+    ),
+    m(
+        "indices_loss_offset_on_the_device",
+        INDICES,
+        "return torch::mse_loss(rows, target.to(cell.device()));",
+        "return torch::mse_loss(rows, target.to(cell.device())) + 1.0;",
+        [cpu_cells("cpu_indices", "variant=manual_to")],
+    ),
+    # The budget's device-to-device ceiling (expect_within): a clone of each step's logits.
+    m(
+        "budget_outputs_kept_as_clones",
+        BUDGET,
+        "logits.detach().cpu() : logits.detach());",
+        "logits.detach().cpu() : logits.detach().clone());",
+        [(S, "transfer_budget.case=registered_mask/device=sim0")],
+    ),
+    # A step that never updates: the same counts, outputs and loss on the CPU and the sim; only
+    # "the loop never trained its weight".
+    m(
+        "budget_step_never_updates",
+        BUDGET,
+        "  optimizer.step();\n  if (mistakes.item_every_step) {",
+        "  if (mistakes.item_every_step) {",
+        [(S, "transfer_budget.case=registered_mask/device=sim0")],
     ),
 ]

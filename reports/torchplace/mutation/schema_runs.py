@@ -58,7 +58,7 @@ class Killers:
 KILLERS: Dict[Tuple[str, str], Killers] = {}  # by kill set, for this process's run
 
 
-def _compiling(scratch: Scratch, path: str, text: str, numbered: Dict[int, Mutant]) -> bool:
+def compiling(scratch: Scratch, path: str, text: str, numbered: Dict[int, Mutant]) -> bool:
     """Drops from `numbered` the copies that do not compile; whether the rest build."""
     binary = scope.CPP[path][0]
     for _ in range(MAX_ROUNDS):
@@ -137,7 +137,7 @@ def run_file(scratch: Scratch, path: str, mutants: List[Mutant]) -> Dict[str, di
     binary, pattern = scope.CPP[path]
     started = time.monotonic()
     try:
-        if not _compiling(scratch, path, pristine, numbered):
+        if not compiling(scratch, path, pristine, numbered):
             return {}
         dropped = [m for m in held if m not in numbered.values()]
         write_fresh(file, schemata.schema(pristine, numbered))

@@ -137,16 +137,22 @@ class Scratch:
         return macros.macro_on(self.build_dir, source, binary, mutant.needs)
 
     def gtest(
-        self, binary: str, pattern: str, env: Optional[Dict[str, str]] = None
+        self,
+        binary: str,
+        pattern: str,
+        env: Optional[Dict[str, str]] = None,
+        fail_fast: bool = True,
     ) -> Tuple[str, str]:
         """(verdict, detail): pass, fail, timeout, or empty (nothing ran: a crash or no test);
-        `env`: added to this process's environment (a schema's chosen mutant)."""
+        `env`: added to this process's environment (a schema's chosen mutant); without
+        `fail_fast`, a failure's detail names every failed test."""
         report = Path(tempfile.gettempdir()) / f"torchplace-generated-{os.getpid()}.json"
         report.unlink(missing_ok=True)
         program = self.build_dir / scope.BINARIES[binary] / binary
         command = ["prlimit", f"--fsize={FILE_SIZE_LIMIT}", "--"]  # util-linux, Essential
         command += [str(program), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
-        command.append("--gtest_fail_fast")  # a kill needs one failure: the rest is not run
+        if fail_fast:  # a kill needs one failure: the rest is not run
+            command.append("--gtest_fail_fast")
         # its output is not read (any bytes: seen, a crash mid-UTF-8); a session of its own, so
         # that the children a mutant leaves spinning (seen: forked death-test children) end too
         process = subprocess.Popen(

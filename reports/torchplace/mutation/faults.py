@@ -1,0 +1,228 @@
+"""A scenario file's survivors judged under a planted fault (issue 45). A mutant that deletes or
+loosens a check leaves every passing cell passing: only wrong code shows what the check was for.
+The catalogue (mutations.py) holds such faults. With one planted that the scenario catches, the
+cells that fail with it alone (every device this host runs) are its catchers; a survivor of the
+scenario's file is killed when, with the fault still planted, one of those cells passes: the
+mutant switched off the check that caught it. The ledger records it `killed_fault NAME`, and a
+sample judges it again the same way (one build with both edits).
+
+The full pass (--faults, on the ids the ledger calls untriaged) builds a file's survivors once
+per fault, as one schema (schemata.py).
+"""
+import json
+import time
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+from torchplace.mutation import operators_cpp, schema_runs, schemata, scope
+from torchplace.mutation.mutations import MUTATIONS
+from torchplace.mutation.mutations import S as SCENARIOS
+from torchplace.mutation.mutations import Mutation
+from torchplace.mutation.operators_cpp import Mutant
+from torchplace.mutation.run import CannotJudge, mutate_text
+from torchplace.mutation.scratch import Scratch, log, write_fresh
+from torchplace.schema import EXIT_ENV
+
+STATE = "killed_fault"
+Kill = Tuple[str, str]
+
+
+def scenario_of(path: str) -> Optional[str]:
+    """The scenario a file registers (scenarios/NAME.cpp registers NAME), or None."""
+    if not path.startswith("scenarios/") or path.count("/") != 1 or not path.endswith(".cpp"):
+        return None
+    return path[len("scenarios/") : -len(".cpp")]
+
+
+def cells_of(fault: Mutation, scenario: str) -> List[Kill]:
+    """The fault's kill sets that run the scenario's cells."""
+    return [
+        (binary, pattern)
+        for binary, pattern in fault["kill"]
+        if binary == SCENARIOS and pattern.startswith(scenario + ".")
+    ]
+
+
+def faults_for(path: str) -> List[Mutation]:
+    """The catalogue's faults that some cell of this file's scenario catches, in its order."""
+    scenario = scenario_of(path)
+    return [f for f in MUTATIONS if scenario and cells_of(f, scenario)] if scenario else []
+
+
+def fault_named(name: str) -> Mutation:
+    for fault in MUTATIONS:
+        if fault["name"] == name:
+            return fault
+    raise CannotJudge(EXIT_ENV, f"the ledger names a fault the catalogue lacks: {name}")
+
+
+class Planted:
+    """A fault written into the scratch tree for a `with` block; its file restored after."""
+
+    def __init__(self, scratch: Scratch, fault: Mutation) -> None:
+        self.file = scratch.tree / fault["path"]
+        self.fault = fault
+        self.pristine = ""
+
+    def __enter__(self) -> "Planted":
+        self.pristine = self.file.read_text()
+        write_fresh(self.file, mutate_text(self.pristine, self.fault))
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        write_fresh(self.file, self.pristine)
+
+
+def failing(
+    scratch: Scratch, pattern: str, env: Optional[Dict[str, str]] = None
+) -> Optional[Set[str]]:
+    """The cells of `pattern` that fail (every one run), or None where the run cannot say (a
+    crash, a timeout, nothing run)."""
+    verdict, detail = scratch.gtest(SCENARIOS, pattern, env, fail_fast=False)
+    if verdict == "pass":
+        return set()
+    names = set(detail.split(", "))
+    if verdict != "fail" or any(" " in name or "." not in name for name in names):
+        return None
+    return names
+
+
+# (fault, file) -> the cells that fail with the fault alone, twice (once by chance is none)
+CATCHERS: Dict[Tuple[str, str], Set[str]] = {}
+
+
+def catchers(scratch: Scratch, fault: Mutation, path: str) -> Set[str]:
+    """The file's cells that fail with the fault alone, planted and built."""
+    key = (fault["name"], path)
+    if key not in CATCHERS:
+        ok, output = scratch.build([SCENARIOS])
+        if not ok:
+            raise CannotJudge(EXIT_ENV, f"fault {fault['name']} does not build: {output[-400:]}")
+        runs = [failing(scratch, scope.CPP[path][1]) or set() for _ in range(2)]
+        CATCHERS[key] = runs[0] & runs[1]
+        log(f"faults: {fault['name']} alone fails {len(CATCHERS[key])} cell(s) of {path}")
+    return CATCHERS[key]
+
+
+def escaped(scratch: Scratch, caught: Set[str], env: Optional[Dict[str, str]] = None) -> Set[str]:
+    """The catchers that pass now (none where the run cannot say)."""
+    now = failing(scratch, ":".join(sorted(caught)), env)
+    return set() if now is None else caught - now
+
+
+def record(fault: Mutation, passing: Set[str]) -> dict:
+    return {
+        "status": "killed",
+        "fault": fault["name"],
+        "detail": f"with the fault {fault['name']} planted, {', '.join(sorted(passing))} "
+        f"pass(es): the check this mutant changes is what caught it",
+    }
+
+
+def _mutant_in(text: str, mutant: Mutant) -> Optional[Mutant]:
+    """The same mutant in the file's text with a fault planted (its line may have moved)."""
+    found = [m for m in operators_cpp.mutants_of(mutant.path, text) if m.id == mutant.id]
+    return found[0] if found else None
+
+
+def try_under_fault(scratch: Scratch, mutant: Mutant, name: str) -> dict:
+    """A sample's judgement of a `killed_fault NAME` mutant: one build with both edits."""
+    fault, started = fault_named(name), time.monotonic()
+    with Planted(scratch, fault):
+        caught = catchers(scratch, fault, mutant.path)
+        if not caught:
+            raise CannotJudge(EXIT_ENV, f"{mutant.id}: fault {name} alone fails no cell here")
+        file = scratch.tree / mutant.path
+        text = file.read_text()
+        moved = _mutant_in(text, mutant)
+        if moved is None:
+            raise CannotJudge(EXIT_ENV, f"{mutant.id}: not found with fault {name} planted")
+        try:
+            write_fresh(file, operators_cpp.apply(text, moved))
+            ok, output = scratch.build([SCENARIOS])
+            passing = escaped(scratch, caught) if ok else set()
+        finally:
+            write_fresh(file, text)
+    seconds = round(time.monotonic() - started, 1)
+    if not ok:
+        return {"status": "build_failure", "detail": output[-400:], "seconds": seconds}
+    if not passing:
+        detail = f"with the fault {name} planted, its catchers still fail: the check holds"
+        return {"status": "survived", "detail": detail, "seconds": seconds}
+    return record(fault, passing) | {"seconds": seconds}
+
+
+COMPILING: Dict[str, Set[str]] = {}  # a file's survivors whose schema copies compile
+
+
+def _schema(scratch: Scratch, path: str, text: str, left: set) -> Dict[int, Mutant]:
+    """The survivors' schema of the file's text written and built (the copies that compile:
+    found once a file, by a numbered build), by number; none where it cannot build."""
+    chosen = [m for m in operators_cpp.mutants_of(path, text) if m.id in left]
+    held = schemata.placeable(text, chosen)
+    numbered = {n: m for n, m in enumerate(chosen) if m in held}
+    if path in COMPILING:
+        numbered = {n: m for n, m in numbered.items() if m.id in COMPILING[path]}
+        write_fresh(scratch.tree / path, schemata.schema(text, numbered))
+        if numbered and scratch.build([SCENARIOS])[0]:
+            return numbered
+    if not numbered or not schema_runs.compiling(scratch, path, text, numbered):
+        return {}
+    COMPILING[path] = {m.id for m in numbered.values()}
+    write_fresh(scratch.tree / path, schemata.schema(text, numbered))
+    return numbered if scratch.build([SCENARIOS])[0] else {}
+
+
+def _schema_pass(scratch: Scratch, fault: Mutation, path: str, left: set) -> Dict[str, Set[str]]:
+    """The ids of `left` under whose schema copy some catcher of the planted fault passes; the
+    catchers are the cells that fail with no copy chosen (the fault alone)."""
+    file = scratch.tree / path
+    text = file.read_text()  # the fault in it, where it lies in this file
+    try:
+        numbered = _schema(scratch, path, text, left)
+        if not numbered:
+            log(f"faults: {path}'s schema of {len(left)} survivor(s) does not build")
+            return {}
+        runs = [failing(scratch, scope.CPP[path][1]) or set() for _ in range(2)]
+        caught = CATCHERS[(fault["name"], path)] = runs[0] & runs[1]
+        log(f"faults: {fault['name']} alone fails {len(caught)} cell(s) of {path}")
+        found = {
+            m.id: escaped(scratch, caught, {schemata.ENV: str(n)}) for n, m in numbered.items()
+        }
+        return {ident: passing for ident, passing in found.items() if passing}
+    finally:
+        write_fresh(file, text)
+
+
+def judge_file(scratch: Scratch, path: str, survivors: set) -> Iterator[Dict[str, dict]]:
+    """Each fault's records of the file's survivors it kills, by id, fault by fault."""
+    left: set = set(survivors)
+    for fault in faults_for(path):
+        if not left:
+            break
+        with Planted(scratch, fault):
+            killed = _schema_pass(scratch, fault, path, left)
+        log(f"faults: {path} under {fault['name']}: {len(killed)} of {len(left)} killed")
+        left -= set(killed)
+        yield {ident: record(fault, passing) for ident, passing in killed.items()}
+
+
+def run_pass(scratch: Scratch, chosen: List[Mutant], ledger: dict, out: Optional[str]) -> list:
+    """--faults: the chosen scenario files' untriaged survivors under each of their faults."""
+    survivors: Dict[str, set] = {}
+    for mutant in chosen:
+        if ledger.get(mutant.id) == "untriaged" and scenario_of(mutant.path):
+            survivors.setdefault(mutant.path, set()).add(mutant.id)
+    if not survivors:
+        raise CannotJudge(EXIT_ENV, "--faults: no untriaged survivor of a scenario file chosen")
+    records: List[dict] = []
+    by_id = {mutant.id: mutant for mutant in chosen}
+    for path, ids in survivors.items():
+        for killed in judge_file(scratch, path, ids):
+            for ident, found in killed.items():
+                mutant = by_id[ident]
+                records.append({"id": ident, "old": mutant.old, "new": mutant.new} | found)
+            if out:  # after each fault: a run stopped midway keeps what it measured
+                Path(out).write_text(json.dumps({"mutants": records}, indent=1))
+    log(f"faults: {len(records)} of {sum(map(len, survivors.values()))} survivor(s) killed")
+    return records
