@@ -79,7 +79,7 @@ class Version(LibraryFile):
 
     def test_another_patch_release_is_accepted(self):
         self.write(MAJOR_MINOR.encode() + b".99")
-        sim_library._check_version(self.path)
+        sim_library._check_version(self.path, self.path.read_bytes())
 
     def test_another_minor_release_is_refused_before_loading(self):
         major, minor = MAJOR_MINOR.split(".")
@@ -113,6 +113,15 @@ class Whole(LibraryFile):
         self.write_elf(shoff=1000, shnum=3, size=1192, segment=(600, 700))
         self.assertEqual(sim_library.elf_end(self.path.read_bytes()), 1300)
         self.assertEqual(sim_library.elf_end(b"\x7fELF\x01\x01" + bytes(100)), 0)  # ELF-32
+
+    def test_loading_reads_the_file_once_for_both_checks(self):
+        self.write_elf(shoff=1000, shnum=3, size=1192)
+        read = Path.read_bytes
+        with mock.patch.object(ctypes, "CDLL"), mock.patch.object(
+            Path, "read_bytes", autospec=True, side_effect=read
+        ) as reads:
+            sim_library.load()
+        self.assertEqual([call.args[0] for call in reads.call_args_list], [self.path])
 
     def test_a_library_cut_short_is_refused_before_loading(self):
         self.write_elf(shoff=1000, shnum=3, size=1191)

@@ -41,9 +41,11 @@ def library_path() -> Path:
     return path
 
 
-def built_for(path: Path) -> str:
-    """The LibTorch version the library at `path` was built against, read from its bytes."""
-    found = re.search(rb"torchplace-sim-torch-version=([0-9][0-9A-Za-z.+]*);", path.read_bytes())
+def built_for(path: Path, data: Optional[bytes] = None) -> str:
+    """The LibTorch version the library at `path` (its bytes: `data`, else read) was built
+    against."""
+    data = path.read_bytes() if data is None else data
+    found = re.search(rb"torchplace-sim-torch-version=([0-9][0-9A-Za-z.+]*);", data)
     if not found:
         raise SimUnavailable(f"torchplace.sim: {path} is not a torchplace sim library")
     return found.group(1).decode()
@@ -67,10 +69,9 @@ def elf_end(data: bytes) -> int:
     return end
 
 
-def _check_whole(path: Path) -> None:
+def _check_whole(path: Path, data: bytes) -> None:
     """A library cut short (a copy interrupted) is refused: dlopen maps its segments past the
     file's end, and the first read there kills the process with SIGBUS."""
-    data = path.read_bytes()
     if elf_end(data) > len(data):
         raise SimUnavailable(
             f"torchplace.sim: cannot load {path}: cut short, {len(data)} bytes where its ELF "
@@ -78,8 +79,8 @@ def _check_whole(path: Path) -> None:
         )
 
 
-def _check_version(path: Path) -> None:
-    built = built_for(path)
+def _check_version(path: Path, data: bytes) -> None:
+    built = built_for(path, data)
     if built.split(".")[:2] != torch.__version__.split(".")[:2]:
         raise SimUnavailable(
             f"torchplace.sim: {path} was built against LibTorch {built}, but this torch is "
@@ -93,8 +94,9 @@ def load() -> ctypes.CDLL:
     if _library is not None:
         return _library
     path = library_path()
-    _check_version(path)
-    _check_whole(path)
+    data = path.read_bytes()  # about 1.6 MB, read once for both checks
+    _check_version(path, data)
+    _check_whole(path, data)
     try:
         # RTLD_LOCAL: its symbols stay its own. Loaded RTLD_GLOBAL, the next extensions bound to
         # them: importing op_db then died of SIGSEGV in ml_dtypes (numba-cuda imports it), pip's
