@@ -125,6 +125,10 @@ class Fingerprint(SchemaCase):
                 {"built_with_cuda": False, "device_count": 2},
                 "2 CUDA device(s) on a LibTorch built without CUDA",
             ),
+            (
+                {"built_with_cuda": False, "device_count": 1},
+                "1 CUDA device(s) on a LibTorch built without CUDA",
+            ),
         ]
         for cuda, fragment in cases:
             bad = dict(fingerprint(), cuda=cuda)

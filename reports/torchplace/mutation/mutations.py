@@ -266,7 +266,7 @@ MUTATIONS = [
         SCALER,
         "grad.mul_(1.0 / scale_);",
         "grad.mul_(1.0);",
-        [(H, "GradScaler.*")],
+        [(H, "GradScaler.*"), cpu_cells("amp", "variant=grad_scaler")],
     ),
     m("steps_on_inf", SCALER, "if (*found_inf_) return false;", "", [(H, "GradScaler.*")]),
     m(
@@ -587,5 +587,14 @@ MUTATIONS = [
         "  optimizer.step();\n  if (mistakes.item_every_step) {",
         "  if (mistakes.item_every_step) {",
         [(S, "transfer_budget.case=registered_mask/device=sim0")],
+    ),
+    # AMP's loop with a learning rate of 0: the first loss matches fp32, nothing overflows; only
+    # "the loss did not fall".
+    m(
+        "amp_learning_rate_zero",
+        AMP,
+        "torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));",
+        "torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.0));",
+        [cpu_cells("amp", "variant=grad_scaler")],
     ),
 ]
