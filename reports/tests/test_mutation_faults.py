@@ -4,6 +4,7 @@ killed when one of the cells that caught the fault alone passes with it; a crash
 still fail, kill nothing; a cell that failed once by chance catches nothing; both files come back
 as they were; the ledger keeps the fault's name. A stand-in for the build and for gtest judges a
 synthetic scenario file (no compiler, no LibTorch). Standard library only."""
+import dataclasses
 import shutil
 import tempfile
 import unittest
@@ -24,6 +25,7 @@ SOURCE = """int check(int value) {
 }
 """
 FAULT = m("synthetic_fault", PATH, "return value;", "return value + 1;", [(S, "synthetic.*")])
+HARMLESS = m("synthetic_harmless", PATH, "int check(int value) {", "int check(int value)  {", [])
 CELLS = ("synthetic.a/device=cpu", "synthetic.b/device=sim0")
 
 
@@ -40,8 +42,9 @@ class Stand(object):
     """Scratch's build and gtest: a cell fails where the fault is planted and its check is kept
     (cell a checks EXPECT_EQ, cell b both); `crash` names the checks whose removal crashes."""
 
-    def __init__(self, tree: Path, crash: str = "", flaky: str = "") -> None:
+    def __init__(self, tree: Path, crash: str = "", flaky: str = "", skips: str = "") -> None:
         self.tree, self.crash, self.flaky, self.runs = tree, crash, flaky, 0
+        self.skips = skips  # a check whose removal makes cell b a skip (an expectation's)
 
     def build(self, binaries, timeout_s=0, tail=0):
         return True, ""
@@ -64,13 +67,18 @@ class Stand(object):
             return "fail", "crashed (exit 134)"
         planted = "value + 1" in text
         failed: List[str] = []
+        ran = 0
         for cell in CELLS:
             selected = pattern == "synthetic.*" or cell in pattern.split(":")
+            skipped = self.skips and self.skips not in text and cell == CELLS[1]
+            ran += selected and not skipped
             once = cell == self.flaky and self.runs == 1
             kept = "EXPECT_EQ" in text or (cell.endswith("sim0") and "EXPECT_GT" in text)
-            if selected and ((planted and kept) or once):
+            if selected and not skipped and ((planted and kept) or once):
                 failed.append(cell)
-        return ("fail", ", ".join(failed)) if failed else ("pass", "2 test(s)")
+        if failed:
+            return "fail", ", ".join(failed)
+        return ("pass", f"{ran} test(s)") if ran else ("empty", "no test ran")
 
 
 class Faults(unittest.TestCase):
@@ -83,15 +91,18 @@ class Faults(unittest.TestCase):
             cache.clear()
             self.addCleanup(cache.clear)
         for patch in (
-            mock.patch.object(faults, "MUTATIONS", [FAULT]),
+            mock.patch.object(faults, "MUTATIONS", [FAULT, HARMLESS]),
+            mock.patch.object(ledger, "MUTATIONS", [FAULT]),
             mock.patch.dict(scope.CPP, {PATH: (S, "synthetic.*")}),
         ):
             patch.start()
             self.addCleanup(patch.stop)
-        self.ids = [deleting(line).id for line in ("EXPECT_EQ(value, 2);", "EXPECT_GT(value, 0);")]
+        self.mutants = [deleting(line) for line in ("EXPECT_EQ(value, 2);", "EXPECT_GT(value, 0);")]
+        self.ids = [mutant.id for mutant in self.mutants]
+        self.survivors = {mutant.id: mutant for mutant in self.mutants}
 
     def test_a_survivor_whose_change_lets_a_catcher_pass_is_killed_by_name(self):
-        records = merged(faults.judge_file(Stand(self.tree), PATH, set(self.ids)))
+        records = merged(faults.judge_file(Stand(self.tree), PATH, self.survivors))
         # without EXPECT_EQ, cell a passes with the fault; without EXPECT_GT both still fail
         self.assertEqual(list(records), [self.ids[0]])
         self.assertEqual(records[self.ids[0]]["fault"], "synthetic_fault")
@@ -100,7 +111,7 @@ class Faults(unittest.TestCase):
 
     def test_a_crash_or_a_cell_failed_once_by_chance_kills_nothing(self):
         crashing = merged(
-            faults.judge_file(Stand(self.tree, crash="EXPECT_EQ"), PATH, set(self.ids))
+            faults.judge_file(Stand(self.tree, crash="EXPECT_EQ"), PATH, self.survivors)
         )
         self.assertEqual(crashing, {})
         faults.CATCHERS.clear()
@@ -108,6 +119,20 @@ class Faults(unittest.TestCase):
         self.assertEqual(
             faults.catchers(stand, FAULT, PATH), set()
         )  # no fault planted: cell b failed once
+
+    def test_a_catcher_made_a_skip_passes_nothing(self):
+        # without EXPECT_GT, cell b is skipped: absent from the failures, yet it never passed
+        records = merged(
+            faults.judge_file(Stand(self.tree, skips="EXPECT_GT"), PATH, self.survivors)
+        )
+        self.assertEqual(list(records), [self.ids[0]])
+        self.assertNotIn(CELLS[1], records[self.ids[0]]["detail"])
+
+    def test_a_mutant_that_is_another_program_under_the_fault_is_not_judged(self):
+        other = dataclasses.replace(self.mutants[0], new="  f();")  # its id, another line
+        planted = operators_cpp.mutants_of(PATH, SOURCE)
+        self.assertEqual(faults.same_program(planted, {other.id: other}), [])
+        self.assertEqual(faults.same_program(planted, self.survivors), self.mutants)
 
     def test_the_sample_judges_a_fault_kill_again_with_both_edits(self):
         killed = faults.try_under_fault(
@@ -120,6 +145,10 @@ class Faults(unittest.TestCase):
         self.assertEqual((self.tree / PATH).read_text(), SOURCE)
         with self.assertRaises(CannotJudge):
             faults.try_under_fault(Stand(self.tree), deleting("EXPECT_GT(value, 0);"), "nameless")
+        # a fault no cell catches any more: the hole is named, not an engine error
+        lost = faults.try_under_fault(Stand(self.tree), self.mutants[0], HARMLESS["name"])
+        self.assertEqual(lost["status"], "survived")
+        self.assertIn("fails no cell", lost["detail"])
 
     def test_the_ledger_keeps_the_faults_name(self):
         record = {"status": "killed", "fault": "synthetic_fault"}
@@ -130,15 +159,16 @@ class Faults(unittest.TestCase):
             path.write_text("a.cpp:1:delete_stmt:0 killed_fault synthetic_fault\n")
             read = ledger.load_ledger(path)
             self.assertEqual(generated.fault_of(read, "a.cpp:1:delete_stmt:0"), "synthetic_fault")
-            path.write_text("a.cpp:1:delete_stmt:0 killed_faulty synthetic_fault\n")
-            with self.assertRaises(CannotJudge):
-                ledger.load_ledger(path)
+            for wrong in ("killed_faulty synthetic_fault", "killed_fault nameless", "killed x"):
+                path.write_text(f"a.cpp:1:delete_stmt:0 {wrong}\n")
+                with self.subTest(wrong=wrong), self.assertRaises(CannotJudge):
+                    ledger.load_ledger(path)
 
     def test_a_scenario_files_faults_are_the_catalogues_that_name_its_cells(self):
         self.assertEqual(faults.scenario_of("scenarios/amp.cpp"), "amp")
         self.assertIsNone(faults.scenario_of("scenarios/transfers/host_cache.h"))
         self.assertIsNone(faults.scenario_of("harness/scenario.cpp"))
-        self.assertEqual(faults.faults_for(PATH), [FAULT])
+        self.assertEqual(faults.faults_for(PATH), [FAULT])  # HARMLESS names no cell
         self.assertEqual(faults.faults_for("scenarios/amp.cpp"), [])
 
 

@@ -91,6 +91,14 @@ def failing(
 CATCHERS: Dict[Tuple[str, str], Set[str]] = {}
 
 
+def failing_twice(scratch: Scratch, fault: Mutation, path: str) -> Set[str]:
+    """The file's cells that fail in two runs of what is built now (the fault alone)."""
+    runs = [failing(scratch, scope.CPP[path][1]) or set() for _ in range(2)]
+    CATCHERS[(fault["name"], path)] = runs[0] & runs[1]
+    log(f"faults: {fault['name']} alone fails {len(runs[0] & runs[1])} cell(s) of {path}")
+    return runs[0] & runs[1]
+
+
 def catchers(scratch: Scratch, fault: Mutation, path: str) -> Set[str]:
     """The file's cells that fail with the fault alone, planted and built."""
     key = (fault["name"], path)
@@ -98,16 +106,17 @@ def catchers(scratch: Scratch, fault: Mutation, path: str) -> Set[str]:
         ok, output = scratch.build([SCENARIOS])
         if not ok:
             raise CannotJudge(EXIT_ENV, f"fault {fault['name']} does not build: {output[-400:]}")
-        runs = [failing(scratch, scope.CPP[path][1]) or set() for _ in range(2)]
-        CATCHERS[key] = runs[0] & runs[1]
-        log(f"faults: {fault['name']} alone fails {len(CATCHERS[key])} cell(s) of {path}")
+        failing_twice(scratch, fault, path)
     return CATCHERS[key]
 
 
 def escaped(scratch: Scratch, caught: Set[str], env: Optional[Dict[str, str]] = None) -> Set[str]:
-    """The catchers that pass now (none where the run cannot say)."""
+    """The catchers that ran and passed now, each run alone (one skipped, crashed or not run
+    passes nothing); none where the run of them all cannot say."""
     now = failing(scratch, ":".join(sorted(caught)), env)
-    return set() if now is None else caught - now
+    if now is None:
+        return set()
+    return {c for c in caught - now if scratch.gtest(SCENARIOS, c, env, False)[0] == "pass"}
 
 
 def record(fault: Mutation, passing: Set[str]) -> dict:
@@ -119,10 +128,14 @@ def record(fault: Mutation, passing: Set[str]) -> dict:
     }
 
 
-def _mutant_in(text: str, mutant: Mutant) -> Optional[Mutant]:
-    """The same mutant in the file's text with a fault planted (its line may have moved)."""
-    found = [m for m in operators_cpp.mutants_of(mutant.path, text) if m.id == mutant.id]
-    return found[0] if found else None
+def same_program(planted: List[Mutant], mutants: Dict[str, Mutant]) -> List[Mutant]:
+    """The mutants of the text with a fault planted that change the same line the same way as
+    in the pristine text (a dup_stmt beside the fault's line keeps its id, not its program)."""
+    return [
+        m
+        for m in planted
+        if m.id in mutants and (m.old, m.new) == (mutants[m.id].old, mutants[m.id].new)
+    ]
 
 
 def try_under_fault(scratch: Scratch, mutant: Mutant, name: str) -> dict:
@@ -130,15 +143,16 @@ def try_under_fault(scratch: Scratch, mutant: Mutant, name: str) -> dict:
     fault, started = fault_named(name), time.monotonic()
     with Planted(scratch, fault):
         caught = catchers(scratch, fault, mutant.path)
-        if not caught:
-            raise CannotJudge(EXIT_ENV, f"{mutant.id}: fault {name} alone fails no cell here")
+        if not caught:  # the suite lost what caught the fault: a hole, named
+            detail = f"the fault {name} alone fails no cell of {mutant.path} now"
+            return {"status": "survived", "detail": detail}
         file = scratch.tree / mutant.path
         text = file.read_text()
-        moved = _mutant_in(text, mutant)
-        if moved is None:
-            raise CannotJudge(EXIT_ENV, f"{mutant.id}: not found with fault {name} planted")
+        moved = same_program(operators_cpp.mutants_of(mutant.path, text), {mutant.id: mutant})
+        if not moved:
+            raise CannotJudge(EXIT_ENV, f"{mutant.id}: another program with fault {name} planted")
         try:
-            write_fresh(file, operators_cpp.apply(text, moved))
+            write_fresh(file, operators_cpp.apply(text, moved[0]))
             ok, output = scratch.build([SCENARIOS])
             passing = escaped(scratch, caught) if ok else set()
         finally:
@@ -147,7 +161,7 @@ def try_under_fault(scratch: Scratch, mutant: Mutant, name: str) -> dict:
     if not ok:
         return {"status": "build_failure", "detail": output[-400:], "seconds": seconds}
     if not passing:
-        detail = f"with the fault {name} planted, its catchers still fail: the check holds"
+        detail = f"with the fault {name} planted, no catcher ran and passed: no kill"
         return {"status": "survived", "detail": detail, "seconds": seconds}
     return record(fault, passing) | {"seconds": seconds}
 
@@ -155,10 +169,10 @@ def try_under_fault(scratch: Scratch, mutant: Mutant, name: str) -> dict:
 COMPILING: Dict[str, Set[str]] = {}  # a file's survivors whose schema copies compile
 
 
-def _schema(scratch: Scratch, path: str, text: str, left: set) -> Dict[int, Mutant]:
+def _schema(scratch: Scratch, path: str, text: str, left: Dict[str, Mutant]) -> Dict[int, Mutant]:
     """The survivors' schema of the file's text written and built (the copies that compile:
     found once a file, by a numbered build), by number; none where it cannot build."""
-    chosen = [m for m in operators_cpp.mutants_of(path, text) if m.id in left]
+    chosen = same_program(operators_cpp.mutants_of(path, text), left)
     held = schemata.placeable(text, chosen)
     numbered = {n: m for n, m in enumerate(chosen) if m in held}
     if path in COMPILING:
@@ -173,7 +187,9 @@ def _schema(scratch: Scratch, path: str, text: str, left: set) -> Dict[int, Muta
     return numbered if scratch.build([SCENARIOS])[0] else {}
 
 
-def _schema_pass(scratch: Scratch, fault: Mutation, path: str, left: set) -> Dict[str, Set[str]]:
+def _schema_pass(
+    scratch: Scratch, fault: Mutation, path: str, left: Dict[str, Mutant]
+) -> Dict[str, Set[str]]:
     """The ids of `left` under whose schema copy some catcher of the planted fault passes; the
     catchers are the cells that fail with no copy chosen (the fault alone)."""
     file = scratch.tree / path
@@ -183,9 +199,7 @@ def _schema_pass(scratch: Scratch, fault: Mutation, path: str, left: set) -> Dic
         if not numbered:
             log(f"faults: {path}'s schema of {len(left)} survivor(s) does not build")
             return {}
-        runs = [failing(scratch, scope.CPP[path][1]) or set() for _ in range(2)]
-        caught = CATCHERS[(fault["name"], path)] = runs[0] & runs[1]
-        log(f"faults: {fault['name']} alone fails {len(caught)} cell(s) of {path}")
+        caught = failing_twice(scratch, fault, path)
         found = {
             m.id: escaped(scratch, caught, {schemata.ENV: str(n)}) for n, m in numbered.items()
         }
@@ -194,33 +208,35 @@ def _schema_pass(scratch: Scratch, fault: Mutation, path: str, left: set) -> Dic
         write_fresh(file, text)
 
 
-def judge_file(scratch: Scratch, path: str, survivors: set) -> Iterator[Dict[str, dict]]:
-    """Each fault's records of the file's survivors it kills, by id, fault by fault."""
-    left: set = set(survivors)
+def judge_file(
+    scratch: Scratch, path: str, survivors: Dict[str, Mutant]
+) -> Iterator[Dict[str, dict]]:
+    """Each fault's records of the file's survivors (by id) it kills, fault by fault."""
+    left = dict(survivors)
     for fault in faults_for(path):
         if not left:
             break
         with Planted(scratch, fault):
             killed = _schema_pass(scratch, fault, path, left)
         log(f"faults: {path} under {fault['name']}: {len(killed)} of {len(left)} killed")
-        left -= set(killed)
+        for ident in killed:
+            del left[ident]
         yield {ident: record(fault, passing) for ident, passing in killed.items()}
 
 
 def run_pass(scratch: Scratch, chosen: List[Mutant], ledger: dict, out: Optional[str]) -> list:
     """--faults: the chosen scenario files' untriaged survivors under each of their faults."""
-    survivors: Dict[str, set] = {}
+    survivors: Dict[str, Dict[str, Mutant]] = {}
     for mutant in chosen:
         if ledger.get(mutant.id) == "untriaged" and scenario_of(mutant.path):
-            survivors.setdefault(mutant.path, set()).add(mutant.id)
+            survivors.setdefault(mutant.path, {})[mutant.id] = mutant
     if not survivors:
         raise CannotJudge(EXIT_ENV, "--faults: no untriaged survivor of a scenario file chosen")
     records: List[dict] = []
-    by_id = {mutant.id: mutant for mutant in chosen}
-    for path, ids in survivors.items():
-        for killed in judge_file(scratch, path, ids):
+    for path, mutants in survivors.items():
+        for killed in judge_file(scratch, path, mutants):
             for ident, found in killed.items():
-                mutant = by_id[ident]
+                mutant = mutants[ident]
                 records.append({"id": ident, "old": mutant.old, "new": mutant.new} | found)
             if out:  # after each fault: a run stopped midway keeps what it measured
                 Path(out).write_text(json.dumps({"mutants": records}, indent=1))

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 from typing import Dict, List
 
+from torchplace.mutation.mutations import MUTATIONS
 from torchplace.mutation.run import CannotJudge
 from torchplace.schema import EXIT_ENV
 
@@ -47,13 +48,21 @@ def load_equivalents(path: Path = EQUIVALENTS) -> dict:
     return found
 
 
+def _known_state(state: str, faults: set) -> bool:
+    """One of LEDGER_STATES, or `killed_fault NAME` for a fault of the catalogue."""
+    kind, _, name = state.partition(" ")
+    if kind == "killed_fault":
+        return name in faults
+    return state in LEDGER_STATES
+
+
 def load_ledger(path: Path = LEDGER) -> Dict[str, str]:
     ledger = load_equivalents(path) if path.is_file() else {}
-    wrong = [f"{i} {s}" for i, s in ledger.items() if s.split(" ")[0] not in LEDGER_STATES]
+    faults = {fault["name"] for fault in MUTATIONS}
+    wrong = [f"{i} {s}" for i, s in ledger.items() if not _known_state(s, faults)]
     if wrong:
-        raise CannotJudge(
-            EXIT_ENV, f"{path.name}: a state is not one of {LEDGER_STATES}: {wrong[:3]}"
-        )
+        known = f"one of {LEDGER_STATES}, nor killed_fault with a catalogue fault's name"
+        raise CannotJudge(EXIT_ENV, f"{path.name}: a state is not {known}: {wrong[:3]}")
     return ledger
 
 

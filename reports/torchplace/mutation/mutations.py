@@ -593,8 +593,8 @@ MUTATIONS = [
     m(
         "amp_learning_rate_zero",
         AMP,
-        "torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));",
-        "torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.0));",
+        "optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));",
+        "optimizer(model->parameters(), torch::optim::SGDOptions(0.0));",
         [cpu_cells("amp", "variant=grad_scaler")],
     ),
 ]
