@@ -2,9 +2,10 @@
 loosens a check leaves every passing cell passing: only wrong code shows what the check was for.
 The catalogue (mutations.py) holds such faults. With one planted that the scenario catches, the
 cells that fail with it alone (every device this host runs) are its catchers; a survivor of the
-scenario's file is killed when, with the fault still planted, one of those cells passes: the
-mutant switched off the check that caught it. The ledger records it `killed_fault NAME`, and a
-sample judges it again the same way (one build with both edits).
+scenario's file is killed when, with the fault still planted, one of those cells runs alone and
+passes (a skip passes nothing): the mutant switched off the check that caught it. The ledger
+records it `killed_fault NAME`, and a sample judges it again the same way (one build with both
+edits).
 
 The full pass (--faults, on the ids the ledger calls untriaged) builds a file's survivors once
 per fault, as one schema (schemata.py).
@@ -17,14 +18,13 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from torchplace.mutation import operators_cpp, schema_runs, schemata, scope
 from torchplace.mutation.mutations import MUTATIONS
 from torchplace.mutation.mutations import S as SCENARIOS
-from torchplace.mutation.mutations import Mutation
+from torchplace.mutation.mutations import Kill, Mutation
 from torchplace.mutation.operators_cpp import Mutant
 from torchplace.mutation.run import CannotJudge, mutate_text
 from torchplace.mutation.scratch import Scratch, log, write_fresh
 from torchplace.schema import EXIT_ENV
 
 STATE = "killed_fault"
-Kill = Tuple[str, str]
 
 
 def scenario_of(path: str) -> Optional[str]:
@@ -46,7 +46,7 @@ def cells_of(fault: Mutation, scenario: str) -> List[Kill]:
 def faults_for(path: str) -> List[Mutation]:
     """The catalogue's faults that some cell of this file's scenario catches, in its order."""
     scenario = scenario_of(path)
-    return [f for f in MUTATIONS if scenario and cells_of(f, scenario)] if scenario else []
+    return [fault for fault in MUTATIONS if scenario and cells_of(fault, scenario)]
 
 
 def fault_named(name: str) -> Mutation:
