@@ -145,6 +145,23 @@ class Built(unittest.TestCase):
         self.assertNotIn(broken[0], numbered.values())
         self.assertTrue(numbered)
 
+    def test_a_header_copy_is_named_through_the_include_link(self):
+        # as the build includes harness/ headers: <torchplace/...> through include/torchplace
+        (self.dir / "harness").mkdir()
+        (self.dir / "include").mkdir()
+        (self.dir / "include" / "torchplace").symlink_to(self.dir / "harness")
+        broken = [m for m in self.mutants if m.new.strip() == "return {};" and m.line == 29]
+        numbered = {7: broken[0]}
+        header = schemata.schema(PROGRAM, numbered, by_number=True)
+        (self.dir / "harness" / "demo.h").write_text(header)
+        (self.dir / "main.cpp").write_text("#include <torchplace/demo.h>\n")
+        flags = ["-std=c++17", "-fsyntax-only", "-I", str(self.dir / "include")]
+        done = subprocess.run(
+            ["g++", *flags, str(self.dir / "main.cpp")], capture_output=True, text=True
+        )
+        self.assertIn("include/torchplace/demo.h", done.stderr)
+        self.assertEqual(schemata.error_copies(done.stderr, "harness/demo.h"), ({7}, False))
+
 
 @unittest.skipUnless(shutil.which("g++"), "g++ is not installed: nothing to build a schema with")
 class RunFile(unittest.TestCase):

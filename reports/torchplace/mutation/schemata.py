@@ -158,14 +158,23 @@ def schema(text: str, numbered: Dict[int, Mutant], by_number: bool = False) -> s
     return PRELUDE + "\n".join(out + lines[done:])
 
 
+def spellings(path: str) -> Tuple[str, ...]:
+    """The paths a compiler may name `path` by: a header under harness/ is included as
+    <torchplace/...>, through the build's include/torchplace link to harness/."""
+    if path.startswith("harness/"):
+        return (path, "include/torchplace/" + path[len("harness/") :])
+    return (path,)
+
+
 def error_copies(output: str, path: str) -> Tuple[Set[int], bool]:
     """From a build's output of a by_number schema of `path`: (the mutant numbers whose copies
     an error names, whether an error names a line outside every copy)."""
     named: Set[int] = set()
     outside = False
+    names = spellings(path)
     for line in output.splitlines():
         match = _ERROR_AT.match(line.strip())
-        if not match or not match["path"].endswith(path):
+        if not match or not match["path"].endswith(names):
             continue
         number = int(match["line"]) // STRIDE - 1
         if number >= 0:
