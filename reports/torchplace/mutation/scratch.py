@@ -13,7 +13,16 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from torchplace.mutation import macros, operators_cpp, operators_py, pytests, reach, scope, strays
+from torchplace.mutation import (
+    cells_gate,
+    macros,
+    operators_cpp,
+    operators_py,
+    pytests,
+    reach,
+    scope,
+    strays,
+)
 from torchplace.mutation.operators_cpp import BRANCH, Mutant
 from torchplace.mutation.run import CannotJudge, configure, run_group, sync_tree
 from torchplace.schema import EXIT_BUILD, EXIT_ENV, ROOT
@@ -153,6 +162,20 @@ class Scratch:
         command += [str(program), f"--gtest_filter={pattern}", f"--gtest_output=json:{report}"]
         if fail_fast:  # a kill needs one failure: the rest is not run
             command.append("--gtest_fail_fast")
+        with tempfile.TemporaryDirectory() as cells:
+            if binary == cells_gate.BINARY:  # each cell's record, for the gate (cells_gate.py)
+                env = {**(env or {}), cells_gate.ENV: cells}
+            verdict, detail = self._gtest_run(command, report, env)
+            if verdict == "pass" and binary == cells_gate.BINARY:
+                failed = cells_gate.judge(Path(cells), pattern)
+                return ("fail", failed) if failed else (verdict, detail)
+        return verdict, detail
+
+    @staticmethod
+    def _gtest_run(
+        command: List[str], report: Path, env: Optional[Dict[str, str]]
+    ) -> Tuple[str, str]:
+        """gtest's verdict from its JSON report (Scratch.gtest)."""
         # its output is not read (any bytes: seen, a crash mid-UTF-8); a session of its own, so
         # that the children a mutant leaves spinning (seen: forked death-test children) end too
         process = subprocess.Popen(
