@@ -15,6 +15,7 @@ from unittest import mock
 from torchplace.mutation import faults, generated, ledger, operators_cpp, schemata, scope
 from torchplace.mutation.mutations import S, m
 from torchplace.mutation.run import CannotJudge
+from torchplace.schema import EXIT_BUILD
 
 PATH = "scenarios/synthetic.cpp"
 # Synthetic: a check per line; the fault breaks the value both checks see.
@@ -107,6 +108,16 @@ class Faults(unittest.TestCase):
         self.assertEqual(list(records), [self.ids[0]])
         self.assertEqual(records[self.ids[0]]["fault"], "synthetic_fault")
         self.assertIn(CELLS[0], records[self.ids[0]]["detail"])
+        self.assertEqual((self.tree / PATH).read_text(), SOURCE)
+
+    def test_a_schema_that_does_not_build_is_an_error_not_a_pass(self):
+        stand = Stand(self.tree)
+        stand.build = lambda binaries, timeout_s=0, tail=0: (False, "error: synthetic")
+        ledger_now = {ident: "untriaged" for ident in self.ids}
+        with self.assertRaises(CannotJudge) as raised:
+            faults.run_pass(stand, self.mutants, ledger_now, None)
+        self.assertEqual(raised.exception.code, EXIT_BUILD)
+        self.assertIn(f"{PATH} under synthetic_fault", str(raised.exception))
         self.assertEqual((self.tree / PATH).read_text(), SOURCE)
 
     def test_a_crash_or_a_cell_failed_once_by_chance_kills_nothing(self):

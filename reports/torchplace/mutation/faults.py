@@ -22,7 +22,7 @@ from torchplace.mutation.mutations import Kill, Mutation
 from torchplace.mutation.operators_cpp import Mutant
 from torchplace.mutation.run import CannotJudge, mutate_text
 from torchplace.mutation.scratch import Scratch, log, write_fresh
-from torchplace.schema import EXIT_ENV
+from torchplace.schema import EXIT_BUILD, EXIT_ENV
 
 STATE = "killed_fault"
 
@@ -167,6 +167,7 @@ def try_under_fault(scratch: Scratch, mutant: Mutant, name: str) -> dict:
 
 
 COMPILING: Dict[str, Set[str]] = {}  # a file's survivors whose schema copies compile
+UNBUILT: List[str] = []  # "path under fault": a schema of placeable survivors that did not build
 
 
 def _schema(scratch: Scratch, path: str, text: str, left: Dict[str, Mutant]) -> Dict[int, Mutant]:
@@ -197,7 +198,9 @@ def _schema_pass(
     try:
         numbered = _schema(scratch, path, text, left)
         if not numbered:
-            log(f"faults: {path}'s schema of {len(left)} survivor(s) does not build")
+            if schemata.placeable(text, same_program(operators_cpp.mutants_of(path, text), left)):
+                UNBUILT.append(f"{path} under {fault['name']}")
+            log(f"faults: {path}: no schema of its {len(left)} survivor(s) builds")
             return {}
         caught = failing_twice(scratch, fault, path)
         found = {
@@ -227,6 +230,7 @@ def judge_file(
 def run_pass(scratch: Scratch, chosen: List[Mutant], ledger: dict, out: Optional[str]) -> list:
     """--faults: the chosen scenario files' untriaged survivors under each of their faults."""
     survivors: Dict[str, Dict[str, Mutant]] = {}
+    UNBUILT.clear()
     for mutant in chosen:
         if ledger.get(mutant.id) == "untriaged" and scenario_of(mutant.path):
             survivors.setdefault(mutant.path, {})[mutant.id] = mutant
@@ -241,4 +245,6 @@ def run_pass(scratch: Scratch, chosen: List[Mutant], ledger: dict, out: Optional
             if out:  # after each fault: a run stopped midway keeps what it measured
                 Path(out).write_text(json.dumps({"mutants": records}, indent=1))
     log(f"faults: {len(records)} of {sum(map(len, survivors.values()))} survivor(s) killed")
+    if UNBUILT:  # what it measured is in `out`; what it could not judge is an error
+        raise CannotJudge(EXIT_BUILD, "--faults: no schema built for " + ", ".join(UNBUILT))
     return records
