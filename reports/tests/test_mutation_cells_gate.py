@@ -17,10 +17,11 @@ from torchplace.mutation.scratch import Scratch
 RECORD = Path(__file__).parent / "fixtures" / "cells_transfer_budget" / "record.json"
 PATTERN = "transfer_budget.*"
 # writes the cells' records where the harness would, then a passing gtest report
+REPORT = '{"testsuites": [{"name": "s", "testsuite": [{"name": "t", "result": "COMPLETED"}]}]}'
 STAND_IN = """#!/bin/sh
 cp {record} "$TORCHPLACE_RESULTS_DIR/record.json"
 for a in "$@"; do case $a in --gtest_output=json:*) report=${{a#--gtest_output=json:}};; esac; done
-printf '%s' '{{"testsuites": [{{"name": "s", "testsuite": [{{"name": "t", "result": "COMPLETED"}}]}}]}}' > "$report"
+printf '%s' '{report}' > "$report"
 """
 
 
@@ -32,7 +33,7 @@ class CellsGate(unittest.TestCase):
         self.record.write_text(RECORD.read_text())
         binary = self.build / scope.BINARIES[cells_gate.BINARY] / cells_gate.BINARY
         binary.parent.mkdir(parents=True)
-        binary.write_text(STAND_IN.format(record=self.record))
+        binary.write_text(STAND_IN.format(record=self.record, report=REPORT))
         binary.chmod(0o755)
         self.scratch = Scratch.__new__(Scratch)  # no scratch copy: only gtest() is used
         self.scratch.build_dir = self.build
