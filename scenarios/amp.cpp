@@ -156,6 +156,7 @@ torch::Tensor fp16_weight_gradient(const torch::Device& device, tp::fixes::GradS
 void fp16_underflow(tp::Cell& cell) {
   const torch::Tensor expected =  // d loss / d weight = input * 2^-26, exact in fp32 and fp64
       torch::linspace(1.0, 2.0, kFeatures).to(torch::kHalf).to(torch::kFloat64) * kTinyGradient;
+  ASSERT_TRUE(expected.ne(0).all().item<bool>()) << "a zero gradient cannot show an underflow";
   const torch::Tensor unscaled = fp16_weight_gradient(cell.device(), nullptr);
   EXPECT_TRUE(torch::equal(unscaled, torch::zeros_like(unscaled)))
       << "fp16 did not flush 2^-26 to zero: the underflow this case shows did not happen";
