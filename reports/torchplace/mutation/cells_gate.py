@@ -4,6 +4,7 @@ counts, outcome, class or category, with every gtest check still passing, fails 
 killed here too. Only the expected cells the run's gtest filter selects are compared."""
 import fnmatch
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -63,8 +64,10 @@ def judge(cells_dir: Path, pattern: str) -> Optional[str]:
         expectations.write_text(json.dumps(expected_for(pattern)))
         command = [sys.executable, "-m", "torchplace.gate", "--results", str(run_dir)]
         command += ["--expectations", str(expectations)]
+        paths = [str(ROOT / "reports"), os.environ.get("PYTHONPATH", "")]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p))
         done = subprocess.run(
-            command, capture_output=True, text=True, timeout=GATE_TIMEOUT_S, cwd=ROOT
+            command, capture_output=True, text=True, timeout=GATE_TIMEOUT_S, cwd=ROOT, env=env
         )
     if done.returncode == EXIT_OK:
         return None
