@@ -9,6 +9,7 @@ import shutil
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from torchplace.mutation import cells_gate, scope
 from torchplace.mutation.run import CannotJudge
@@ -59,10 +60,29 @@ class CellsGate(unittest.TestCase):
         self.assertEqual(verdict, "fail")
         self.assertIn("vanished", detail)
 
-    def test_a_record_the_gate_cannot_read_is_an_error_not_a_kill(self):
+    def test_a_record_the_gate_cannot_read_is_a_kill(self):
+        # CTest's gate.own_cells fails on it too; the unmutated records passed (the baseline)
         self.record.write_text('{"schema": "torchplace.results/1"}')
+        verdict, detail = self.scratch.gtest(cells_gate.BINARY, PATTERN)
+        self.assertEqual(verdict, "fail")
+        self.assertIn("cannot read", detail)
+
+    def test_a_cell_recorded_twice_is_a_kill(self):
+        doc = json.loads(self.record.read_text())
+        doc["cells"].append(doc["cells"][0])
+        self.record.write_text(json.dumps(doc))
+        verdict, detail = self.scratch.gtest(cells_gate.BINARY, PATTERN)
+        self.assertEqual(verdict, "fail")
+        self.assertIn("appears twice", detail)
+
+    def test_a_filter_that_selects_no_committed_cell_cannot_judge(self):
         with self.assertRaises(CannotJudge):
-            self.scratch.gtest(cells_gate.BINARY, PATTERN)
+            self.scratch.gtest(cells_gate.BINARY, "no_such_scenario.*")
+
+    def test_a_gate_that_cannot_run_is_an_error_not_a_kill(self):
+        with mock.patch.object(cells_gate.sys, "executable", "/bin/false"):
+            with self.assertRaises(CannotJudge):
+                self.scratch.gtest(cells_gate.BINARY, PATTERN)
 
     def test_gtests_filter(self):
         self.assertTrue(cells_gate.selects("*sim0*-ddp.*", "amp.variant=x/device=sim0"))

@@ -14,7 +14,7 @@ from typing import Dict, Optional
 from torchplace.gate import behaviour
 from torchplace.mutation.run import CannotJudge
 from torchplace import schema
-from torchplace.schema import EXIT_ENV, EXIT_OK, EXIT_REGRESSION, ROOT
+from torchplace.schema import EXIT_ENV, EXIT_INPUT, EXIT_OK, EXIT_REGRESSION, ROOT
 
 BINARY = "torchplace_scenarios"  # the binary whose every test is a cell (its records: the gate)
 ENV = "TORCHPLACE_RESULTS_DIR"  # where each cell's record goes (harness/internal/gtest_main.cpp)
@@ -43,25 +43,32 @@ def expected_for(pattern: str, path: str = behaviour.DEFAULT_EXPECTATIONS) -> Di
 
 
 def merged(cells_dir: Path) -> Dict:
-    """One torchplace.results/1 document from the records a gtest run wrote (one process)."""
-    try:
-        docs = [schema.load_results(str(p)) for p in sorted(cells_dir.glob("*.json"))]
-    except schema.InputError as error:
-        raise CannotJudge(EXIT_ENV, f"a cell record the gate cannot read: {error}")
+    """One torchplace.results/1 document from the records a gtest run wrote (one process);
+    InputError where a record is unreadable or none was written."""
+    docs = [schema.load_results(str(p)) for p in sorted(cells_dir.glob("*.json"))]
     if not docs:
-        raise CannotJudge(EXIT_ENV, f"{cells_dir}: the scenario run wrote no cell record")
+        raise schema.InputError(f"{cells_dir}: the scenario run wrote no cell record")
     cells = [cell for doc in docs for cell in doc["cells"]]
     return {"schema": docs[0]["schema"], "fingerprint": docs[0]["fingerprint"], "cells": cells}
 
 
 def judge(cells_dir: Path, pattern: str) -> Optional[str]:
-    """None where the cells pass the behaviour gate, else its first lines (a kill); a gate that
-    cannot judge is an error, never a kill."""
+    """None where the cells pass the behaviour gate, else why not (a kill). The committed
+    expectations passed unmutated (the engine's baseline), so records the gate cannot read are
+    the mutant's, and fail CTest's gate.own_cells as well: a kill. A gate that fails otherwise
+    (its process) cannot judge: an error, never a kill."""
+    try:
+        document = merged(cells_dir)
+    except schema.InputError as error:
+        return f"gate.own_cells: a cell record the gate cannot read: {error}"[:400]
+    expected = expected_for(pattern)
+    if not expected["cells"]:
+        raise CannotJudge(EXIT_ENV, f"--gtest_filter={pattern} selects no committed cell")
     with tempfile.TemporaryDirectory() as work:
         run_dir, expectations = Path(work, "run"), Path(work, "expectations.json")
         run_dir.mkdir()
-        (run_dir / "results.json").write_text(json.dumps(merged(cells_dir)))
-        expectations.write_text(json.dumps(expected_for(pattern)))
+        (run_dir / "results.json").write_text(json.dumps(document))
+        expectations.write_text(json.dumps(expected))
         command = [sys.executable, "-m", "torchplace.gate", "--results", str(run_dir)]
         command += ["--expectations", str(expectations)]
         paths = [str(ROOT / "reports"), os.environ.get("PYTHONPATH", "")]
@@ -74,6 +81,8 @@ def judge(cells_dir: Path, pattern: str) -> Optional[str]:
     if done.returncode == EXIT_REGRESSION:  # its table's first row: a cell and its regression
         rows = [line for line in done.stdout.splitlines() if line.startswith("| `")]
         return "gate.own_cells: " + (rows[0] if rows else done.stdout[:300])
+    if done.returncode == EXIT_INPUT:  # the mutant's records, as above
+        return "gate.own_cells: " + (done.stdout + done.stderr).strip()[-300:]
     raise CannotJudge(
         EXIT_ENV, f"the behaviour gate could not judge the cells: {done.stderr[-600:]}"
     )
