@@ -78,6 +78,10 @@ TEST(Devices, CpuIsAlwaysListedAndCudaZeroEvenWhenAbsent) {
   EXPECT_EQ(placements[2].label(), "cuda:0");
   EXPECT_EQ(naming::name("s", {}, placements[2].devices, naming::Form::kTestName), "device=cuda0");
   EXPECT_EQ(absent_reason(placements[2]).has_value(), cuda_device_count() == 0);
+  // then one cell a GPU present, cuda:0..N-1; with none, cuda:0 alone (its cells skip)
+  const int gpus = cuda_device_count();
+  ASSERT_EQ(placements.size(), 2u + static_cast<size_t>(gpus == 0 ? 1 : gpus));
+  EXPECT_EQ(placements.back().label(), "cuda:" + std::to_string(gpus == 0 ? 0 : gpus - 1));
 }
 
 TEST(Devices, PairsNeedTwoGpusAndSaySo) {
