@@ -1,7 +1,8 @@
 // tp::compat (harness/compat.h): the version test, the autocast switches per device type and
 // AutocastGuard, which must leave autocast's state as it found it and, at the outermost level,
-// drop the cast cache (in 1.13.1 a CPU autocast region reuses its bfloat16 copy of a weight
-// until the cache is cleared: an update made between two regions would go unseen).
+// drop the cast cache (in 1.13.1 a CPU autocast region reuses its bfloat16 copy of a leaf weight
+// until the cache is cleared: an update made between two regions would go unseen). at::linear,
+// as Python's F.linear calls it: the C++ frontend's linear casts weight.t(), a view, never cached.
 #include <torchplace/compat.h>
 
 #include <gtest/gtest.h>
@@ -116,7 +117,7 @@ TEST_F(Compat, LeavingTheOutermostGuardDropsTheCastCache) {
   torch::Tensor first;
   {
     AutocastGuard guard(c10::kCPU, at::kBFloat16);
-    first = torch::nn::functional::linear(input, weight);
+    first = at::linear(input, weight);
   }
   EXPECT_EQ(first.scalar_type(), at::kBFloat16) << "autocast did not cast linear";
   {
@@ -124,7 +125,7 @@ TEST_F(Compat, LeavingTheOutermostGuardDropsTheCastCache) {
     weight.add_(1);  // an optimizer's step between two regions
   }
   AutocastGuard guard(c10::kCPU, at::kBFloat16);
-  const torch::Tensor second = torch::nn::functional::linear(input, weight);
+  const torch::Tensor second = at::linear(input, weight);
   EXPECT_TRUE(torch::equal(second.to(torch::kFloat), torch::full({1, 2}, 4.0)))
       << "the second region used the first one's cached weight: " << second;
 }
