@@ -130,5 +130,21 @@ TEST_F(Compat, LeavingTheOutermostGuardDropsTheCastCache) {
       << "the second region used the first one's cached weight: " << second;
 }
 
+// As Python's nested `with torch.autocast` (observed: Debian's 1.13.1, pip's 2.13.0): leaving an
+// inner region keeps the outer one's cast cache, so the outer region still reuses its copy.
+TEST_F(Compat, LeavingAnInnerGuardKeepsTheOuterRegionsCache) {
+  const torch::Tensor weight = torch::ones({2, 2}, torch::requires_grad());
+  const torch::Tensor input = torch::ones({1, 2});
+  AutocastGuard outer(c10::kCPU, at::kBFloat16);
+  const torch::Tensor first = at::linear(input, weight);
+  { AutocastGuard inner(c10::kCPU, at::kBFloat16); }
+  {
+    torch::NoGradGuard no_grad;
+    weight.add_(1);
+  }
+  const torch::Tensor second = at::linear(input, weight);
+  EXPECT_TRUE(torch::equal(second, first)) << "the inner guard dropped the outer region's cache";
+}
+
 }  // namespace
 }  // namespace tp::compat
