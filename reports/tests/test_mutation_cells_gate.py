@@ -2,8 +2,9 @@
 """A kill set of the scenario binary is held to ci/gate/expectations.json as CTest's
 gate.own_cells holds it (torchplace.mutation.cells_gate, through Scratch.gtest): a run whose
 gtest checks pass but whose cells count other transfers is a kill. A shell script stands for the
-binary; the cell records it writes are real: fixtures/cells_transfer_budget/record.json, written
-by `torchplace_scenarios --gtest_filter='transfer_budget.*'` (Debian 12, LibTorch 1.13.1)."""
+binary; the cell records it writes are real: cells_transfer_budget.json in
+reports/reference/debian12-libtorch1.13.1/, written by `torchplace_scenarios
+--gtest_filter='transfer_budget.*'` (Debian 12, LibTorch 1.13.1; its README says how)."""
 import json
 import shutil
 import tempfile
@@ -15,7 +16,12 @@ from torchplace.mutation import cells_gate, scope
 from torchplace.mutation.run import CannotJudge
 from torchplace.mutation.scratch import Scratch
 
-RECORD = Path(__file__).parent / "fixtures" / "cells_transfer_budget" / "record.json"
+RECORD = (
+    Path(__file__).parents[1]
+    / "reference"
+    / "debian12-libtorch1.13.1"
+    / "cells_transfer_budget.json"
+)
 PATTERN = "transfer_budget.*"
 # writes the cells' records where the harness would, then a passing gtest report
 REPORT = '{"testsuites": [{"name": "s", "testsuite": [{"name": "t", "result": "COMPLETED"}]}]}'
