@@ -79,7 +79,7 @@ class CellsGate(unittest.TestCase):
         self.record.write_text(json.dumps(doc))
         verdict, detail = self.scratch.gtest(cells_gate.BINARY, PATTERN)
         self.assertEqual(verdict, "fail")
-        self.assertIn("appears twice", detail)
+        self.assertIn("recorded twice", detail)
 
     def test_a_filter_that_selects_no_committed_cell_cannot_judge(self):
         with self.assertRaises(CannotJudge):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """torchplace.schema's readers, in process on synthetic files: load_json (missing, a folder, not
-UTF-8, empty, malformed: each named with the file), load_results, load_run and load_benchmarks: a
-valid document comes back, a document of another schema or with a missing or mistyped field is
-refused naming the file and the field (load_matrix: test_schema_matrix.py).
+UTF-8, empty, malformed: each named with the file), load_results, merge_results, load_run and
+load_benchmarks: a valid document comes back, a document of another schema or with a missing or
+mistyped field is refused naming the file and the field (load_matrix: test_schema_matrix.py).
 
   test_schema_load.py [CLASS]      (CTest: report.schema_load)
 """
@@ -70,6 +70,31 @@ class Results(SchemaCase):
                 self.write("results.json", doc),
             )
         self.refuses("scenario results: ", schema.load_results, self.path("absent.json"))
+
+
+class MergeResults(SchemaCase):
+    """The records one binary wrote into a folder, one a process (test_own_cells, cells_gate)."""
+
+    def record(self, name: str, *cells: dict, **print_fields: object) -> None:
+        mark = dict(fingerprint(), **print_fields)
+        self.write(name, {"schema": schema.RESULTS_SCHEMA, "fingerprint": mark, "cells": [*cells]})
+
+    def test_the_records_merge_into_one_document(self) -> None:
+        self.record("a.json", cell())
+        self.record("b.json", cell(id="synthetic/two"))
+        doc = schema.merge_results(self.dir)
+        self.assertEqual([c["id"] for c in doc["cells"]], [cell()["id"], "synthetic/two"])
+        self.assertEqual(doc["fingerprint"], fingerprint())
+
+    def test_each_problem_is_refused_naming_the_folder(self) -> None:
+        self.refuses(f"{self.dir}: no cell record was written", schema.merge_results, self.dir)
+        self.record("a.json", cell())
+        self.record("b.json", cell(), libtorch_version="2.4.0")
+        self.refuses("fingerprints differ", schema.merge_results, self.dir)
+        self.record("b.json", cell())
+        self.refuses(f"recorded twice: {cell()['id']}", schema.merge_results, self.dir)
+        self.write("b.json", "{}")
+        self.refuses("b.json: missing field(s)", schema.merge_results, self.dir)
 
 
 class Run(SchemaCase):

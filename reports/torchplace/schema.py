@@ -8,6 +8,7 @@ missing field, a field of the wrong type (a list of objects that is not one).
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import json
 import os
@@ -328,6 +329,22 @@ def load_results(path: str) -> JsonObject:
         check_cell(cell, f"{path}: cells[{index}]")
     check_fingerprint(doc["fingerprint"], path)
     return doc
+
+
+def merge_results(folder: PathLike) -> JsonObject:
+    """One results document from the records one binary wrote into a folder (a file a process,
+    TORCHPLACE_RESULTS_DIR): InputError where none was written, one is unreadable, their
+    fingerprints differ (not one binary on one host) or a cell is recorded twice."""
+    docs = [load_results(str(path)) for path in sorted(Path(folder).glob("*.json"))]
+    if not docs:
+        raise InputError(f"{folder}: no cell record was written")
+    if len({json.dumps(doc["fingerprint"], sort_keys=True) for doc in docs}) != 1:
+        raise InputError(f"{folder}: the records' fingerprints differ (not one binary on one host)")
+    cells = [cell for doc in docs for cell in doc["cells"]]
+    twice = sorted(k for k, n in collections.Counter(c["id"] for c in cells).items() if n > 1)
+    if twice:
+        raise InputError(f"{folder}: cell(s) recorded twice: {', '.join(twice[:5])}")
+    return {"schema": docs[0]["schema"], "fingerprint": docs[0]["fingerprint"], "cells": cells}
 
 
 def load_run(path: str) -> JsonObject:

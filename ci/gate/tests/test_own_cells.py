@@ -23,29 +23,9 @@ CELLS_DIR = Path(sys.argv[1]) if len(sys.argv) > 1 else Path()
 EXPECTATIONS = sys.argv[2] if len(sys.argv) > 2 else behaviour.DEFAULT_EXPECTATIONS
 
 
-def merged(cells_dir: Path) -> dict:
-    """One torchplace.results/1 document from the cells' files; their fingerprints must agree
-    (one binary on one host)."""
-    files = sorted(cells_dir.glob("*.json"))
-    if not files:
-        raise AssertionError(
-            f"{cells_dir}: no cell results; the scenario cells did not run (CTest fixture "
-            "scenario_cells: run this test through ctest)"
-        )
-    docs = [schema.load_results(str(path)) for path in files]
-    prints = {json.dumps(doc["fingerprint"], sort_keys=True) for doc in docs}
-    if len(prints) != 1:
-        raise AssertionError(f"{cells_dir}: the cells' fingerprints differ ({len(prints)})")
-    cells = [cell for doc in docs for cell in doc["cells"]]
-    ids = [cell["id"] for cell in cells]
-    if len(ids) != len(set(ids)):
-        raise AssertionError(f"{cells_dir}: a cell recorded twice")
-    return {"schema": docs[0]["schema"], "fingerprint": docs[0]["fingerprint"], "cells": cells}
-
-
 class OwnCells(unittest.TestCase):
     def test_the_cells_of_this_host_pass_the_behaviour_gate(self):
-        doc = merged(CELLS_DIR)
+        doc = schema.merge_results(CELLS_DIR)  # InputError: no record, or one bad
         with tempfile.TemporaryDirectory() as run_dir:
             Path(run_dir, "results.json").write_text(json.dumps(doc))
             gate = [sys.executable, "-m", "torchplace.gate", "--results", run_dir]

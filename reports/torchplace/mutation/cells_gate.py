@@ -3,6 +3,7 @@ holds all of them (ci/gate/tests/test_own_cells.py): a mutant that changes a cel
 counts, outcome, class or category, with every gtest check still passing, fails CTest, so it is
 killed here too. Only the expected cells the run's gtest filter selects are compared."""
 import fnmatch
+import functools
 import json
 import os
 import subprocess
@@ -34,22 +35,18 @@ def selects(pattern: str, name: str) -> bool:
     return chosen and not any(fnmatch.fnmatchcase(name, p) for p in negative.split(":") if p)
 
 
+@functools.lru_cache(maxsize=None)
+def committed(path: str) -> str:
+    """The committed expectations' text, read once a process (a kill set runs per mutant)."""
+    return (ROOT / path).read_text()
+
+
 def expected_for(pattern: str, path: str = behaviour.DEFAULT_EXPECTATIONS) -> Dict:
     """The committed expectations, cut to the cells the filter selects."""
-    document = json.loads((ROOT / path).read_text())
+    document = json.loads(committed(path))
     cells = document["cells"]
     document["cells"] = {k: v for k, v in cells.items() if selects(pattern, gtest_name(k))}
     return document
-
-
-def merged(cells_dir: Path) -> Dict:
-    """One torchplace.results/1 document from the records a gtest run wrote (one process);
-    InputError where a record is unreadable or none was written."""
-    docs = [schema.load_results(str(p)) for p in sorted(cells_dir.glob("*.json"))]
-    if not docs:
-        raise schema.InputError(f"{cells_dir}: the scenario run wrote no cell record")
-    cells = [cell for doc in docs for cell in doc["cells"]]
-    return {"schema": docs[0]["schema"], "fingerprint": docs[0]["fingerprint"], "cells": cells}
 
 
 def judge(cells_dir: Path, pattern: str) -> Optional[str]:
@@ -58,7 +55,7 @@ def judge(cells_dir: Path, pattern: str) -> Optional[str]:
     the mutant's, and fail CTest's gate.own_cells as well: a kill. A gate that fails otherwise
     (its process) cannot judge: an error, never a kill."""
     try:
-        document = merged(cells_dir)
+        document = schema.merge_results(cells_dir)
     except schema.InputError as error:
         return f"gate.own_cells: a cell record the gate cannot read: {error}"[:400]
     expected = expected_for(pattern)

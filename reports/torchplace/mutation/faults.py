@@ -170,9 +170,12 @@ COMPILING: Dict[str, Set[str]] = {}  # a file's survivors whose schema copies co
 UNBUILT: List[str] = []  # "path under fault": a schema of placeable survivors that did not build
 
 
-def _schema(scratch: Scratch, path: str, text: str, left: Dict[str, Mutant]) -> Dict[int, Mutant]:
+def _schema(
+    scratch: Scratch, path: str, text: str, left: Dict[str, Mutant]
+) -> Tuple[Dict[int, Mutant], bool]:
     """The survivors' schema of the file's text written and built (the copies that compile:
-    found once a file, by a numbered build), by number; none where it cannot build."""
+    found once a file, by a numbered build), by number, and whether any survivor was placeable;
+    none by number where it cannot build."""
     chosen = same_program(operators_cpp.mutants_of(path, text), left)
     held = schemata.placeable(text, chosen)
     numbered = {n: m for n, m in enumerate(chosen) if m in held}
@@ -180,12 +183,12 @@ def _schema(scratch: Scratch, path: str, text: str, left: Dict[str, Mutant]) -> 
         numbered = {n: m for n, m in numbered.items() if m.id in COMPILING[path]}
         write_fresh(scratch.tree / path, schemata.schema(text, numbered))
         if numbered and scratch.build([SCENARIOS])[0]:
-            return numbered
+            return numbered, True
     if not numbered or not schema_runs.compiling(scratch, path, text, numbered):
-        return {}
+        return {}, bool(held)
     COMPILING[path] = {m.id for m in numbered.values()}
     write_fresh(scratch.tree / path, schemata.schema(text, numbered))
-    return numbered if scratch.build([SCENARIOS])[0] else {}
+    return (numbered if scratch.build([SCENARIOS])[0] else {}), True
 
 
 def _schema_pass(
@@ -196,9 +199,9 @@ def _schema_pass(
     file = scratch.tree / path
     text = file.read_text()  # the fault in it, where it lies in this file
     try:
-        numbered = _schema(scratch, path, text, left)
+        numbered, placeable = _schema(scratch, path, text, left)
         if not numbered:
-            if schemata.placeable(text, same_program(operators_cpp.mutants_of(path, text), left)):
+            if placeable:
                 UNBUILT.append(f"{path} under {fault['name']}")
             log(f"faults: {path}: no schema of its {len(left)} survivor(s) builds")
             return {}
