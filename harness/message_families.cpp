@@ -64,6 +64,10 @@ const std::vector<MessageFamily>& message_families() {
       // the CPU, torch.cuda. and CUDA are CUDA; or bare scalar names, 2.x.
       {E::kDtypeMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \(((torch\.cuda\.|CUDA)[A-Z]\w*\) and (weight|bias) type \((torch\.cuda\.|CUDA)|(torch\.(?=[A-Z])|CPU)[A-Z]\w*\) and (weight|bias) type \((torch\.(?=[A-Z])|CPU)|MPS[A-Z]\w*\) and (weight|bias) type \(MPS)[A-Z]\w*\) should be the same)"},
       {E::kDtypeMismatch, "1.13-2.x (Convolution.cpp check_input_same_type_as_parameters), seen 1.13.1", R"(^Input type \((struct )?(c10::\w+|[a-z]\w*)\) and (weight|bias) type \((struct )?(c10::\w+|[a-z]\w*)\) should be the same)"},
+      // Two scalar types that differ, with no device in their names: bare names (2017, pytorch
+      // issue 2458; one word, unlike CPUBFloat16Type or FloatTensor), and fake tensors'
+      // torch.dtype (2.13-2.14 torch/_subclasses/fake_impls.py, when input_.dtype != weight.dtype).
+      {E::kDtypeMismatch, "2017 (pytorch issue 2458), 2.13-2.14 (_subclasses/fake_impls.py), seen 2.13.0", R"(^Input type \((torch\.[a-z]\w*|[A-Z][a-z]+)\) and (weight|bias) type \((?!\1\))(torch\.[a-z]\w*|[A-Z][a-z]+)\) should be the same)"},
       {E::kDeviceMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \(\S+\) and (weight|bias) type \(\S+\) should be the same)"},
       // TensorUtils.cpp checkBackend and checkDeviceType (cuDNN, 1.x-2.x).
       {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkBackend)", R"(^Expected tensor to have \w+ Backend, but got tensor with \w+ Backend)"},

@@ -86,6 +86,20 @@ class MergeResults(SchemaCase):
         self.assertEqual([c["id"] for c in doc["cells"]], [cell()["id"], "synthetic/two"])
         self.assertEqual(doc["fingerprint"], fingerprint())
 
+    def test_one_record_alone_and_a_fingerprint_in_another_key_order(self) -> None:
+        self.record("a.json", cell())
+        self.assertEqual(len(schema.merge_results(self.dir)["cells"]), 1)
+        reordered = dict(reversed(list(fingerprint().items())))  # the same JSON object
+        self.write(
+            "b.json",
+            {
+                "schema": schema.RESULTS_SCHEMA,
+                "fingerprint": reordered,
+                "cells": [cell(id="synthetic/two")],
+            },
+        )
+        self.assertEqual(len(schema.merge_results(self.dir)["cells"]), 2)
+
     def test_each_problem_is_refused_naming_the_folder(self) -> None:
         self.refuses(f"{self.dir}: no cell record was written", schema.merge_results, self.dir)
         self.record("a.json", cell())
