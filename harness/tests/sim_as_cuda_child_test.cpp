@@ -3,6 +3,7 @@
 // process where nothing asked about CUDA yet: the child this binary starts (child_run.h).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <cstdlib>
 #include <string>
@@ -61,11 +62,28 @@ TEST(SimAsCudaChild, CopyOutOfAMetaTensorIsRefused) {
       << "copied out of a meta tensor: " << raised;
 }
 
+// In the child: a mismatch names CUDA's generated wrapper, as CUDA does: `wrapper_mm` on 1.13,
+// `wrapper_CUDA_mm` on 2.x (harness/sim/CUDA_RULES.md "Wrapper names and order"; SimAsCuda's
+// nll_loss_forward message, sim_as_cuda_test.cpp), not the sim's own `wrapper_SIM_mm`.
+TEST(SimAsCudaChild, AMismatchNamesCudasWrapper) {
+  if (std::getenv(kChild) == nullptr)
+    GTEST_SKIP() << "runs in the child SimAsCudaCopy.InAChild starts (the sim as CUDA)";
+  tp::sim::enable_as_cuda();
+  const torch::Tensor on_cuda = torch::ones({2, 2}, torch::kCUDA), on_cpu = torch::ones({2, 2});
+  const std::string raised = tp_test::message_of([&] { torch::mm(on_cuda, on_cpu); });
+#if TORCH_VERSION_MAJOR >= 2
+  const std::string wrapper = "in method wrapper_CUDA_mm)";
+#else
+  const std::string wrapper = "in method wrapper_mm)";
+#endif
+  EXPECT_NE(raised.find(wrapper), std::string::npos) << raised;
+}
+
 // Starts the children above with the sim as CUDA.
 TEST(SimAsCudaCopy, InAChild) {
   const auto [status, output] = tp_test::run_child(std::string(kChild) + "=1", "SimAsCudaChild.*");
   EXPECT_EQ(status, 0) << output;
-  EXPECT_NE(output.find("[  PASSED  ] 3 tests."), std::string::npos) << output;
+  EXPECT_NE(output.find("[  PASSED  ] 4 tests."), std::string::npos) << output;
   EXPECT_EQ(output.find("SKIPPED"), std::string::npos) << output;
 }
 

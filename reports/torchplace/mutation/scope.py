@@ -88,6 +88,8 @@ SIM_TEST_FILES = tuple(
 ) + (
     _T + "sim_kernels_test.cpp",
     _T + "sim_kernel_paths_test.cpp",
+    _T + "sim_rnn_cells_test.cpp",
+    _T + "sim_enable_test.cpp",
     _T + "sim_transfer_log_test.cpp",
     _T + "sim_storage_test.cpp",
     _T + "sim_symbol_function_test.cpp",
