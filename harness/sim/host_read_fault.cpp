@@ -138,13 +138,13 @@ void die_of(int signal) {
 
 void pass_on(int signal, siginfo_t* info, void* context) {
   const struct sigaction& previous = signal == SIGBUS ? previous_bus : previous_segv;
-  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
+  // SIG_DFL and SIG_IGN are no functions, whatever sa_flags says (sa_sigaction shares the field)
+  const bool function = previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN;
+  if (function && (previous.sa_flags & SA_SIGINFO) != 0) {
     return previous.sa_sigaction(signal, info, context);
   }
   if (previous.sa_handler == SIG_IGN && info->si_code <= 0) return;  // sent, and ignored
-  if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
-    return previous.sa_handler(signal);
-  }
+  if (function) return previous.sa_handler(signal);
   die_of(signal);  // a real fault is fatal even when ignored
 }
 

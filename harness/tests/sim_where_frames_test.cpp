@@ -7,9 +7,11 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "child_run.h"
 #include "sim/sim_internal.h"
 
 namespace sim_where_test {
@@ -42,6 +44,21 @@ __attribute__((noinline)) void* caller() {
   return pc;
 }
 
+// Of internal linkage, inlined: DWARF gives it no DW_AT_linkage_name, only its DW_AT_name.
+int internal_line = 0, internal_caller_line = 0;
+
+__attribute__((always_inline)) inline void* inlined_internal() {
+  void* volatile pc = nullptr;
+  internal_line = __LINE__, pc = return_address();
+  return pc;
+}
+
+__attribute__((noinline)) void* internal_caller() {
+  void* volatile pc = nullptr;
+  internal_caller_line = __LINE__, pc = inlined_internal();
+  return pc;
+}
+
 // A return address is the instruction after the call: one byte back is inside the call.
 void* in_the_call(void* return_address) { return static_cast<char*>(return_address) - 1; }
 void* inside_no_debug_function() { return reinterpret_cast<char*>(&no_debug_function) + 1; }
@@ -64,6 +81,35 @@ TEST(SimWhere, AnInlinedCallIsItsOwnFrameThenItsCallersAtTheCall) {
   EXPECT_EQ(frames[1].function, kHere + "caller");
   EXPECT_EQ(frames[1].file, __FILE__);
   EXPECT_EQ(frames[1].line, caller_line);
+}
+
+TEST(SimWhere, AnInlinedCallWithoutALinkageNameIsNamedByItsName) {
+  const std::vector<Frame> frames = symbolize(in_the_call(internal_caller()));
+  ASSERT_EQ(frames.size(), 2u) << described(frames);
+  EXPECT_EQ(frames[0].function, "inlined_internal");
+  EXPECT_EQ(frames[0].file, __FILE__);
+  EXPECT_EQ(frames[0].line, internal_line);
+  EXPECT_EQ(frames[1].function, kHere + "internal_caller");
+  EXPECT_EQ(frames[1].line, internal_caller_line);
+}
+
+// Runs only as the test below's child (TP_TEST_WHERE_CHILD=1): symbolize() before anything else
+// of this process, when libdwfl knows no object of it yet.
+TEST(SimWhere, ChildSymbolizesFirst) {
+  if (std::getenv("TP_TEST_WHERE_CHILD") == nullptr)
+    GTEST_SKIP() << "the child of SimWhere.TheFirstAddressOfAProcessIsSymbolized";
+  const std::vector<Frame> frames = symbolize(in_the_call(caller()));
+  ASSERT_EQ(frames.size(), 2u) << described(frames);
+  EXPECT_EQ(frames[0].function, "sim_where_test::inlined");
+  EXPECT_EQ(frames[1].function, kHere + "caller");
+  EXPECT_EQ(frames[1].line, caller_line);
+}
+
+TEST(SimWhere, TheFirstAddressOfAProcessIsSymbolized) {
+  const auto [status, output] =
+      tp_test::run_child("TP_TEST_WHERE_CHILD=1", "SimWhere.ChildSymbolizesFirst");
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("[  PASSED  ] 1 test."), std::string::npos) << output;
 }
 
 TEST(SimWhere, CodeWithoutDebugInformationIsItsSymbolAlone) {

@@ -83,6 +83,8 @@ SIM_TEST_FILES = tuple(
         "_host_reads",
         "_host_read_signals",
         "_host_read_report",
+        "_host_read_faults",
+        "_host_read_lines",
         "_device_memory",
     )
 ) + (
