@@ -14,9 +14,8 @@
 #endif
 
 namespace tp {
-namespace {
+namespace host_files {
 
-// The value of the first "key: value" (or key=value) line of a text file that starts with key.
 std::string read_field(const std::string& path, const std::string& key, char separator) {
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
@@ -37,6 +36,13 @@ std::string first_line(const std::string& path) {
   std::getline(in, line);
   return line;
 }
+
+}  // namespace host_files
+
+namespace {
+
+using host_files::first_line;
+using host_files::read_field;
 
 nlohmann::ordered_json cuda_fingerprint() {
   nlohmann::ordered_json cuda = {{"built_with_cuda", bool(TORCHPLACE_WITH_CUDA)},

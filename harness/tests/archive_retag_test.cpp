@@ -10,6 +10,8 @@
 #include <torch/torch.h>
 
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <torchplace/error_class.h>
 #include <torchplace/temp_dir.h>
@@ -20,6 +22,9 @@ namespace {
 TEST(ArchiveRetag, BinunicodeIsOpcodeLengthText) {
   EXPECT_EQ(binunicode("cpu"), std::string("X\x03\0\0\0cpu", 8));
   EXPECT_EQ(binunicode("cuda:0"), std::string("X\x06\0\0\0cuda:0", 11));
+  // the length's every byte, little-endian: 300 = 0x12c, 70000 = 0x11170
+  EXPECT_EQ(binunicode(std::string(300, 'a')).substr(0, 5), std::string("X\x2c\x01\0\0", 5));
+  EXPECT_EQ(binunicode(std::string(70000, 'a')).substr(0, 5), std::string("X\x70\x11\x01\0", 5));
 }
 
 TEST(ArchiveRetag, ReplaceStringCountsAndKeepsTheRest) {
@@ -80,6 +85,31 @@ TEST(ArchiveRetag, RefusesAnArchiveWithoutTheDeviceAndKeepsTheDestination) {
   std::ifstream kept(dir.file("keep.pt"));
   const std::string text((std::istreambuf_iterator<char>(kept)), {});
   EXPECT_EQ(text, "already here");
+}
+
+std::string record_text(caffe2::serialize::PyTorchStreamReader& reader, const std::string& name) {
+  auto [data, size] = reader.getRecord(name);
+  return std::string(static_cast<const char*>(data.get()), size);
+}
+
+// Every record whose name ends in .pkl is re-tagged (data.pkl, constants.pkl, a short name too);
+// the others (tensor data, code) are copied byte for byte, even when they hold the same bytes.
+TEST(ArchiveRetag, RetagsEveryPickleRecordAndCopiesTheRestByteForByte) {
+  const TempDir dir("archive_retag");
+  const std::string tagged = "(" + binunicode("cpu") + ")";  // synthetic record contents
+  const std::vector<std::string> pickles = {"data.pkl", "constants.pkl", "a.pkl"};
+  const std::vector<std::string> others = {"data/0", "code/__torch__/m.py", "extra/pkl"};
+  {
+    caffe2::serialize::PyTorchStreamWriter writer(dir.file("synthetic.pt"));
+    for (const std::string& name : pickles) writer.writeRecord(name, tagged.data(), tagged.size());
+    for (const std::string& name : others) writer.writeRecord(name, tagged.data(), tagged.size());
+  }
+  EXPECT_EQ(retag_devices(dir.file("synthetic.pt"), dir.file("cuda.pt"), "cpu", "cuda:0"), 3);
+  caffe2::serialize::PyTorchStreamReader reader(dir.file("cuda.pt"));
+  for (const std::string& name : pickles) {
+    EXPECT_EQ(record_text(reader, name), "(" + binunicode("cuda:0") + ")") << name;
+  }
+  for (const std::string& name : others) EXPECT_EQ(record_text(reader, name), tagged) << name;
 }
 
 // A TorchScript module with a parameter and a buffer, saved to `path`.

@@ -140,6 +140,24 @@ TEST(CoreMessage, RemovesTorchrunsRankPrefixOnlyWhenTheFirstLineHasIt) {
   EXPECT_EQ(core_message("\n[rank3]: RuntimeError: " + sentence), sentence);
 }
 
+// A later line's "[rankN]:" straight before the log line's own tag (no blank between, the form
+// of the first line above) goes as well (synthetic composition).
+TEST(CoreMessage, RemovesALaterLinesRankPrefixBeforeALogTag) {
+  const std::string sentence = "mat1 and mat2 must have the same dtype";
+  const std::string log_line = "[E321 02:07:08.4 ProcessGroupNCCL.cpp:607] next";
+  EXPECT_EQ(core_message("[rank3]: RuntimeError: " + sentence + "\n[rank3]:" + log_line),
+            sentence + "\n" + log_line);
+}
+
+// A qualified exception name that ends in "Exception" goes as one ending in "Error" does:
+// mp.spawn's, as users posted it (https://github.com/lyu-yx/ACUMEN/issues/4,
+// https://github.com/hustvl/BoxTeacher/issues/13).
+TEST(CoreMessage, RemovesAnExceptionNameEndingInException) {
+  EXPECT_EQ(core_message("torch.multiprocessing.spawn.ProcessExitedException: process 0 "
+                         "terminated with signal SIGKILL"),
+            "process 0 terminated with signal SIGKILL");
+}
+
 // One rule for every prefix: bracketed tags and exception names, qualified or not (synthetic
 // compositions in the forms of torchrun, c10d's logger, Python's traceback; the real messages
 // are in harness/messages/real_messages.json).

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include <torchplace/temp_dir.h>
 #include "internal/fingerprint.h"
 
 namespace fingerprint_test {  // unity-built with the other harness tests
@@ -57,6 +58,30 @@ TEST(Fingerprint, TheOsAndTheCpuAreTheirFilesValues) {
   ASSERT_FALSE(os.empty()) << "/etc/os-release names no PRETTY_NAME: nothing to compare";
   EXPECT_EQ(print.at("os"), os);
   EXPECT_EQ(print.at("cpu_model"), field_of("/proc/cpuinfo", R"re(model name\s*:\s*(.*?)\s*)re"));
+}
+
+// The readers on files of known content (synthetic, in the forms of /proc/cpuinfo,
+// /etc/os-release, which may leave a value unquoted, and the NVIDIA driver's version file).
+TEST(Fingerprint, ReadFieldTakesTheValueAfterTheSeparator) {
+  const tp::TempDir dir("fingerprint");
+  std::ofstream(dir.file("os-release")) << "NAME=Synthetic\nPRETTY_NAME=Synthetic Linux 1\n";
+  EXPECT_EQ(tp::host_files::read_field(dir.file("os-release"), "PRETTY_NAME", '='),
+            "Synthetic Linux 1");
+  std::ofstream(dir.file("quoted")) << "PRETTY_NAME=\"Synthetic Linux 2\"\n";
+  EXPECT_EQ(tp::host_files::read_field(dir.file("quoted"), "PRETTY_NAME", '='),
+            "Synthetic Linux 2");
+  // a line that starts with the key but has no separator is passed over
+  std::ofstream(dir.file("cpuinfo")) << "model name\nmodel name\t: Synthetic CPU @ 1.00GHz\n";
+  EXPECT_EQ(tp::host_files::read_field(dir.file("cpuinfo"), "model name", ':'),
+            "Synthetic CPU @ 1.00GHz");
+  EXPECT_EQ(tp::host_files::read_field(dir.file("absent"), "model name", ':'), "");
+}
+
+TEST(Fingerprint, FirstLineIsTheFilesFirstLine) {
+  const tp::TempDir dir("fingerprint");
+  std::ofstream(dir.file("version")) << "NVRM version: synthetic 1.0\nGCC version: synthetic\n";
+  EXPECT_EQ(tp::host_files::first_line(dir.file("version")), "NVRM version: synthetic 1.0");
+  EXPECT_EQ(tp::host_files::first_line(dir.file("absent")), "");
 }
 
 }  // namespace
