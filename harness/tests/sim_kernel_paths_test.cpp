@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <torchplace/sim/sim.h>
+#include "sim_gradients.h"
 
 namespace sim_kernel_paths_test {  // unity-built with the other harness tests
 namespace {
@@ -44,13 +45,7 @@ TEST(SimKernels, FusedGruCellBackwardMatchesTheUnfusedCell) {
   ASSERT_TRUE(torch::allclose(std::get<0>(fused).cpu(), hy, 1e-6, 1e-6));
   std::get<0>(fused).backward(cotangent.to(tp::sim::device()));
   const char* const names[] = {"input_gates", "hidden_gates", "hx", "input_bias", "hidden_bias"};
-  for (size_t index = 0; index < cpu.size(); ++index) {
-    ASSERT_TRUE(sim[index].grad().defined()) << names[index];
-    EXPECT_EQ(sim[index].grad().device(), tp::sim::device()) << names[index];
-    EXPECT_TRUE(torch::allclose(sim[index].grad().cpu(), cpu[index].grad(), 1e-5, 1e-5))
-        << names[index] << ": " << sim[index].grad().cpu() << " on the sim, " << cpu[index].grad()
-        << " on the CPU";
-  }
+  tp_test::expect_same_gradients(sim, cpu, names);
 }
 
 // convolution_overrideable's autograd (derivatives.yaml) calls convolution_backward_overrideable,

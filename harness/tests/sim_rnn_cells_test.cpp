@@ -12,10 +12,12 @@
 
 #include <torchplace/sim/sim.h>
 #include "raised_message.h"
+#include "sim_gradients.h"
 
 namespace sim_rnn_cells_test {  // unity-built with the other harness tests
 namespace {
 
+using tp_test::expect_same_gradients;
 using tp_test::message_of;
 
 std::vector<torch::Tensor> leaves(const std::vector<torch::Tensor>& values,
@@ -24,17 +26,6 @@ std::vector<torch::Tensor> leaves(const std::vector<torch::Tensor>& values,
   for (const torch::Tensor& value : values)
     found.push_back(value.detach().to(device).requires_grad_());
   return found;
-}
-
-void expect_same_gradients(const std::vector<torch::Tensor>& sim,
-                           const std::vector<torch::Tensor>& cpu, const char* const* names) {
-  for (size_t index = 0; index < cpu.size(); ++index) {
-    ASSERT_TRUE(sim[index].grad().defined()) << names[index];
-    EXPECT_EQ(sim[index].grad().device(), tp::sim::device()) << names[index];
-    EXPECT_TRUE(torch::allclose(sim[index].grad().cpu(), cpu[index].grad(), 1e-5, 1e-5))
-        << names[index] << ": " << sim[index].grad().cpu() << " on the sim, " << cpu[index].grad()
-        << " on the CPU";
-  }
 }
 
 // _thnn_fused_lstm_cell with an input and a hidden bias that differ: CUDA's cell math (cuda/RNN.cu,
