@@ -67,7 +67,7 @@ const std::vector<MessageFamily>& message_families() {
       // Two scalar types that differ, with no device in their names: bare names (2017, pytorch
       // issue 2458; one word, unlike CPUBFloat16Type or FloatTensor), and fake tensors'
       // torch.dtype (2.13-2.14 torch/_subclasses/fake_impls.py, when input_.dtype != weight.dtype).
-      {E::kDtypeMismatch, "2017 (pytorch issue 2458), 2.13-2.14 (_subclasses/fake_impls.py), seen 2.13.0", R"(^Input type \((torch\.[a-z]\w*|[A-Z][a-z]+)\) and weight type \((?!\1\))(torch\.[a-z]\w*|[A-Z][a-z]+)\) should be the same)"},
+      {E::kDtypeMismatch, "2017 (pytorch issue 2458), 2.13-2.14 (_subclasses/fake_impls.py, raised only when the dtypes differ), seen 2.13.0", R"(^Input type \((torch\.[a-z]\w*|[A-Z][a-z]+)\) and weight type \((torch\.[a-z]\w*|[A-Z][a-z]+)\) should be the same)"},
       {E::kDeviceMismatch, "1.x-2.x (Convolution.cpp check_input_same_type_as_parameters)", R"(^Input type \(\S+\) and (weight|bias) type \(\S+\) should be the same)"},
       // TensorUtils.cpp checkBackend and checkDeviceType (cuDNN, 1.x-2.x).
       {E::kDeviceMismatch, "1.x-2.x (TensorUtils.cpp checkBackend)", R"(^Expected tensor to have \w+ Backend, but got tensor with \w+ Backend)"},

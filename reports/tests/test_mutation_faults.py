@@ -182,6 +182,13 @@ class Faults(unittest.TestCase):
         self.assertEqual(faults.faults_for(PATH), [FAULT])  # HARMLESS names no cell
         self.assertEqual(faults.faults_for("scenarios/amp.cpp"), [])
 
+    def test_only_the_faults_named_when_names_are_given(self):
+        with mock.patch.object(faults, "MUTATIONS", [FAULT, HARMLESS]):
+            self.assertEqual(faults.faults_for(PATH, {"synthetic_fault"}), [FAULT])
+            self.assertEqual(faults.faults_for(PATH, {"synthetic_harmless"}), [])
+            with self.assertRaisesRegex(CannotJudge, "no_such_fault"):
+                faults.run_pass(Stand(Path(".")), [], {}, None, {"no_such_fault"})
+
 
 if __name__ == "__main__":
     unittest.main()

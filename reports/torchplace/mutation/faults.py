@@ -43,10 +43,12 @@ def cells_of(fault: Mutation, scenario: str) -> List[Kill]:
     ]
 
 
-def faults_for(path: str) -> List[Mutation]:
-    """The catalogue's faults that some cell of this file's scenario catches, in its order."""
+def faults_for(path: str, only: Optional[Set[str]] = None) -> List[Mutation]:
+    """The catalogue's faults that some cell of this file's scenario catches, in its order
+    (those named in `only`, when given)."""
     scenario = scenario_of(path)
-    return [fault for fault in MUTATIONS if scenario and cells_of(fault, scenario)]
+    chosen = [fault for fault in MUTATIONS if only is None or fault["name"] in only]
+    return [fault for fault in chosen if scenario and cells_of(fault, scenario)]
 
 
 def fault_named(name: str) -> Mutation:
@@ -215,11 +217,11 @@ def _schema_pass(
 
 
 def judge_file(
-    scratch: Scratch, path: str, survivors: Dict[str, Mutant]
+    scratch: Scratch, path: str, survivors: Dict[str, Mutant], only: Optional[Set[str]] = None
 ) -> Iterator[Dict[str, dict]]:
     """Each fault's records of the file's survivors (by id) it kills, fault by fault."""
     left = dict(survivors)
-    for fault in faults_for(path):
+    for fault in faults_for(path, only):
         if not left:
             break
         with Planted(scratch, fault):
@@ -230,8 +232,17 @@ def judge_file(
         yield {ident: record(fault, passing) for ident, passing in killed.items()}
 
 
-def run_pass(scratch: Scratch, chosen: List[Mutant], ledger: dict, out: Optional[str]) -> list:
-    """--faults: the chosen scenario files' untriaged survivors under each of their faults."""
+def run_pass(
+    scratch: Scratch,
+    chosen: List[Mutant],
+    ledger: dict,
+    out: Optional[str],
+    only: Optional[Set[str]] = None,
+) -> list:
+    """--faults: the chosen scenario files' untriaged survivors under each of their faults (or
+    only the catalogue's faults named in `only`: a name it lacks is an error)."""
+    for name in sorted(only or ()):
+        fault_named(name)
     survivors: Dict[str, Dict[str, Mutant]] = {}
     UNBUILT.clear()
     for mutant in chosen:
@@ -241,7 +252,7 @@ def run_pass(scratch: Scratch, chosen: List[Mutant], ledger: dict, out: Optional
         raise CannotJudge(EXIT_ENV, "--faults: no untriaged survivor of a scenario file chosen")
     records: List[dict] = []
     for path, mutants in survivors.items():
-        for killed in judge_file(scratch, path, mutants):
+        for killed in judge_file(scratch, path, mutants, only):
             for ident, found in killed.items():
                 mutant = mutants[ident]
                 records.append({"id": ident, "old": mutant.old, "new": mutant.new} | found)

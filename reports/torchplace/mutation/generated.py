@@ -127,6 +127,11 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         help="judge the chosen scenario files' untriaged survivors under the catalogue's "
         "faults (faults.py); --write-ledger records the kills",
     )
+    parser.add_argument(
+        "--fault-names",
+        metavar="NAME,...",
+        help="with --faults: only these catalogue faults (a name it lacks is an error)",
+    )
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
     parser.add_argument(
         "--check",
@@ -167,6 +172,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         sys.exit(EXIT_USAGE)
     if args.shard and args.only:
         print("generated: --shard and --only exclude each other", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    if args.fault_names and not args.faults:
+        print("generated: --fault-names needs --faults", file=sys.stderr)
         sys.exit(EXIT_USAGE)
     args.langs = langs
     return args
@@ -261,7 +269,8 @@ def fault_of(ledger: dict, ident: str) -> str:
 
 
 def fault_pass(args: argparse.Namespace, scratch: Scratch, chosen: list, ledger: dict) -> int:
-    done = faults.run_pass(scratch, chosen, ledger, args.out)
+    only = set(args.fault_names.split(",")) if args.fault_names else None
+    done = faults.run_pass(scratch, chosen, ledger, args.out, only)
     if args.write_ledger:
         records_file.write_ledger(Path(args.write_ledger), done, ledger, generate())
     return EXIT_OK
