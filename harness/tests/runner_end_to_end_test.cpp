@@ -30,12 +30,15 @@ struct ProbeRun {
 
 // Runs the probe's cells that `filter` selects under `timeout`, and reads the results file it
 // writes; cells are keyed by case, and by case/device when `by_device`.
-// `env`: assignments put before the command (NAME=value ...).
+// `env`: assignments put before the command (NAME=value ...). The probe runs every cell the
+// filter selects, whatever this process was given: gtest's sharding and output variables
+// (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX, GTEST_OUTPUT) are not passed on.
 ProbeRun run_probe(const std::string& filter = "runner_probe.*device=cpu", bool by_device = false,
                    const std::string& env = "") {
   TempDir dir("runner_end_to_end");
   const std::string results = dir.file("results.json");
-  const std::string command = env + " timeout -k 5 " + std::to_string(kDeadlineS) + " '" +
+  const std::string command = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX -u GTEST_OUTPUT " +
+                              env + " timeout -k 5 " + std::to_string(kDeadlineS) + " '" +
                               TORCHPLACE_RUNNER_PROBE + "' --gtest_filter='" + filter + "'" +
                               " --torchplace_results='" + results + "' 2>&1";
   ProbeRun run;
