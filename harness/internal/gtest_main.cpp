@@ -64,8 +64,10 @@ class RecordingListener : public ::testing::EmptyTestEventListener {
   std::string path_;
 };
 
-// DIR/<filter>.json: the filter's characters other than letters and digits become '_', and its
-// hash keeps two filters that read the same that way apart.
+// DIR/<filter>.json: the filter's first 100 characters, those other than letters and digits made
+// '_', and its hash, which keeps two filters that read the same that way apart (a file name
+// holds 255 bytes at most: a kill set's catchers joined by ':' ran past it, and nothing was
+// written).
 std::string results_in(const std::string& dir, int argc, char** argv) {
   const std::string flag = "--gtest_filter=";
   std::string filter = "all";
@@ -73,7 +75,7 @@ std::string results_in(const std::string& dir, int argc, char** argv) {
     const std::string arg = argv[index];
     if (arg.rfind(flag, 0) == 0) filter = arg.substr(flag.size());
   }
-  std::string name = filter;
+  std::string name = filter.substr(0, 100);
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }

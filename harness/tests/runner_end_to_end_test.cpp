@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <torch/cuda.h>
 
@@ -212,6 +214,34 @@ TEST(RunnerEndToEnd, AFixWithTheRightAnswerPasses) {
   EXPECT_EQ(found->second.at("status"), "pass") << found->second.dump(2);
   EXPECT_EQ(found->second.at("category"), "passed");
   EXPECT_EQ(found->second.at("observed").at("outcome"), "success");
+}
+
+// TORCHPLACE_RESULTS_DIR: one record a run, named after its filter, however long the filter
+// (the mutation engine joins a kill set's cells with ':'; past 255 bytes nothing was written).
+TEST(RunnerEndToEnd, ALongFilterWritesItsRecordIntoTheResultsFolder) {
+  TempDir dir("runner_results_dir");
+  std::string filter = "runner_probe.case=right_answer/device=cpu";
+  for (int absent = 0; filter.size() < 400; ++absent)
+    filter += ":runner_probe.case=absent_" + std::to_string(absent) + "/device=cpu";
+  const std::string command =
+      "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX -u GTEST_OUTPUT TORCHPLACE_RESULTS_DIR='" +
+      dir.file(".") + "' timeout -k 5 " + std::to_string(kDeadlineS) + " '" +
+      TORCHPLACE_RUNNER_PROBE + "' --gtest_filter='" + filter + "' 2>&1";
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buffer[4096];
+  while (fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  const int status = pclose(pipe);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << output;
+  std::vector<std::filesystem::path> records;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file(".")))
+    records.push_back(entry.path());
+  ASSERT_EQ(records.size(), 1U) << output;
+  std::ifstream in(records[0]);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  ASSERT_EQ(doc.at("cells").size(), 1U) << doc.dump(2);
+  EXPECT_EQ(doc.at("cells")[0].at("status"), "pass") << doc.dump(2);
 }
 
 }  // namespace
