@@ -24,7 +24,8 @@ killed by a LibTorch 2.x build's tests, on a 1.x build). A C++ kill on a CUDA bu
 is recorded killed_cuda: such a run is for what a CPU build cannot judge (ci/gpu/mutants.sh);
 one on a 2.x build (--in-tree a build configured against pip's torch) killed_2x. A ledger
 entry `killed_fault NAME` is judged with the catalogue's fault NAME planted (faults.py); --faults
-judges the chosen scenario files' untriaged survivors that way.
+judges the chosen scenario files' untriaged survivors that way (--fault-names NAME,...: under
+those faults only).
 
 Exit codes: 0 no survivor the ledger did not expect; 1 one (named); 3 cannot
 judge (the unmutated copy fails its kill tests, no mutant was tried, an equivalent names no
