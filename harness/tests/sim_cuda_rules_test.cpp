@@ -13,13 +13,16 @@
 #include <torchplace/sim/sim.h>
 #include "internal/expected_error.h"
 #include "raised_message.h"
+#include "sim/scalar_rules.inc"  // the version list only: the rows are under #ifdef
 #include "sim/sim_internal.h"
 
 namespace sim_cuda_rules_test {  // unity-built with the other harness tests
 namespace {
 
+using tp::sim::detail::check_iterator;
 using tp::sim::detail::IteratorRule;
 using tp::sim::detail::scalar_rule;
+using tp::sim::detail::ScalarRule;
 using tp_test::message_of;
 
 torch::Tensor cpu_scalar(float value) { return torch::tensor(value); }  // 0-dim, on the CPU
@@ -173,6 +176,112 @@ TEST(SimCudaRules, SearchsortedChecksItsSorterAsCudasKernelDoes) {
   // Without a sorter (the usual call) there is nothing to check.
   EXPECT_EQ(torch::searchsorted(sorted, values).cpu().item<int64_t>(),
             torch::searchsorted(sorted.cpu(), values.cpu()).item<int64_t>());
+}
+
+// Whether the table has the installed LibTorch's own major.minor column (1.13.1 does; 2.13.0
+// reads 2.6.0's, the newest not newer).
+bool reads_its_own_column() {
+  for (const char* version : {TP_SIM_SCALAR_RULE_VERSION_LIST}) {
+    if (tp::sim::detail::same_minor(version, TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR)) return true;
+  }
+  return false;
+}
+
+// The line of a launcher's assert in Loops.cuh, in the column read (scalar_rules.inc
+// TP_SIM_SCALAR_LAUNCHER: gpu_kernel 1.13.1 line 89, 2.6.0 line 104; gpu_kernel_multiple_outputs
+// 296 and 311).
+std::string loops_line(int line_1_13, int line_2_6) {
+  return std::to_string(TP_SIM_AT_LEAST(2, 6) ? line_2_6 : line_1_13);
+}
+
+const c10::FunctionSchema& schema_of(const char* name, const char* overload) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, overload).schema();
+}
+
+// A structured operator's meta function builds its iterator (addcmul's: build_ternary_op, no
+// allow_cpu_scalars, scalar_rules.inc TP_SIM_META_CHECKED). Its `iterator` verdict holds where the
+// column is the installed version's own; an older column's is not applied (kUndecided), since the
+// meta function the sim runs is the installed version's. An operator whose own kernel builds the
+// iterator (binary_cross_entropy) keeps its verdict either way.
+TEST(SimCudaRules, AMetaCheckedIteratorVerdictHoldsOnlyInItsOwnVersionsColumn) {
+  const IteratorRule meta_checked =
+      reads_its_own_column() ? IteratorRule::kIterator : IteratorRule::kUndecided;
+  EXPECT_EQ(scalar_rule("addcmul.out").rule, meta_checked);
+  EXPECT_EQ(scalar_rule("addcmul_.").rule, meta_checked);
+  EXPECT_EQ(scalar_rule("addcmul.").rule, meta_checked);
+  EXPECT_EQ(scalar_rule("binary_cross_entropy.").rule, IteratorRule::kIterator);
+  if (!reads_its_own_column()) return;
+  // The out= form reaches the sim as called: compute_types refuses the 0-dim CPU tensor1 with
+  // TensorIterator's message, where the older rule would have let it pass as a scalar.
+  torch::Tensor out = torch::zeros({3}).to(tp::sim::device());
+  const torch::Tensor x = torch::ones({3}).to(tp::sim::device());
+  EXPECT_EQ(message_of([&] { torch::addcmul_out(out, x, cpu_scalar(2), x); }),
+            "Expected all tensors to be on the same device, but found at least two devices, " +
+                sim_name() + " and cpu!");
+  EXPECT_EQ(out.cpu().sum().item<float>(), 0.0f) << "refused before it was written";
+}
+
+// gpu_kernel's assert, whole: TORCH_INTERNAL_ASSERT's form with the source line of the column
+// read, and the operand it names. A CPU self (operand 1 of out, self, target) is refused as
+// operand 1, and the sim's context names `self`, though `target` comes after it.
+TEST(SimCudaRules, AKernelsRefusalNamesItsLineAndTheCpuOperand) {
+  const torch::Tensor target = torch::full({}, 0.5f).to(tp::sim::device());
+  try {
+    torch::mse_loss(cpu_scalar(1), target);
+    ADD_FAILURE() << "a 0-dim CPU self passed gpu_kernel";
+  } catch (const c10::Error& error) {
+    EXPECT_EQ(error.msg(), kKernelAssert + loops_line(89, 104) +
+                               ", please report a bug to PyTorch. argument 1: expected a CUDA "
+                               "device but found cpu");
+    const std::string full = error.what_without_backtrace();
+    EXPECT_NE(full.find("argument 'self'"), std::string::npos) << full;
+    EXPECT_EQ(full.find("argument 'target'"), std::string::npos) << full;
+  }
+}
+
+// A launcher whose assert has no message (gpu_kernel_multiple_outputs, Loops.cuh): the refusal is
+// TORCH_INTERNAL_ASSERT's text alone, ending after "please report a bug to PyTorch. ".
+TEST(SimCudaRules, ALauncherWhoseAssertHasNoMessageRefusesWithItsConditionAlone) {
+  const torch::Tensor self = torch::full({}, 0.5f).to(tp::sim::device());
+  const torch::Tensor out = torch::empty({}).to(tp::sim::device());
+  const torch::jit::Stack stack{self, cpu_scalar(1), int64_t{at::Reduction::None}, out};
+  const ScalarRule rule{IteratorRule::kKernel, "gpu_kernel_multiple_outputs"};
+  EXPECT_EQ(message_of([&] { check_iterator(schema_of("aten::mse_loss", "out"), stack, rule); }),
+            "iter.device(arg).is_cuda() INTERNAL ASSERT FAILED at "
+            "\"aten/src/ATen/native/cuda/Loops.cuh\":" +
+                loops_line(296, 311) + ", please report a bug to PyTorch. ");
+}
+
+// An iterator whose operands are all on the CPU is a CPU iterator: compute_types' one-CPU-scalar
+// rule is for a non-CPU common device, so two 0-dim CPU inputs pass (the CPU's own add takes
+// them), and the check gives no common device.
+TEST(SimCudaRules, AnAllCpuIteratorHasNothingToRefuse) {
+  EXPECT_EQ(torch::add(cpu_scalar(1), cpu_scalar(2)).item<float>(), 3.0f);
+  const torch::jit::Stack stack{cpu_scalar(1), cpu_scalar(2), c10::Scalar(1)};
+  c10::optional<c10::Device> common = tp::sim::device();
+  EXPECT_NO_THROW(
+      common = check_iterator(schema_of("aten::add", "Tensor"), stack, scalar_rule("add.Tensor")));
+  EXPECT_FALSE(common.has_value());
+}
+
+// split_with_sizes_copy.out (scalar_rules.inc TP_SIM_AS_CALLED 0, 1): 1.13.1 has no CUDA kernel
+// of it, only the CompositeExplicitAutograd one, which the sim runs as CUDA does: its copies into
+// `out` cross devices, so CPU pieces are filled. 2.6.0 has a CUDA kernel whose wrapper checks
+// every tensor, `out` too: from that column on the sim checks the form as called.
+TEST(SimCudaRules, AFormIsCheckedAsCalledOnlyInTheColumnsThatSaySo) {
+  const torch::Tensor x = torch::arange(6, torch::kFloat).to(tp::sim::device());
+  std::vector<torch::Tensor> pieces{torch::zeros({2}), torch::zeros({4})};  // on the CPU
+  const std::string message = message_of([&] {
+    at::split_with_sizes_copy_out(pieces, x, {2, 4}, 0);
+  });
+  if (TP_SIM_AT_LEAST(2, 6)) {
+    EXPECT_EQ(tp::named_argument(message), "out") << message;
+    EXPECT_NE(message.find("wrapper_SIM_split_with_sizes_copy_out"), std::string::npos) << message;
+    return;
+  }
+  EXPECT_EQ(message, "");
+  EXPECT_EQ(pieces[0].sum().item<float>(), 1.0f);
+  EXPECT_EQ(pieces[1].sum().item<float>(), 14.0f);
 }
 
 }  // namespace
