@@ -65,6 +65,20 @@ TEST(SimConvBackend, DepthwiseConvolutionsTakeTheirOwnKernels) {
             "\"conv_depthwise2d_forward_cuda\" not implemented for 'Long'");
 }
 
+// CUDA's depthwise kernels take 4-d and 5-d inputs only (is_depthwise, Convolution.cpp @1.13.1):
+// a 4-d convolution (6-d input) with as many groups as input channels goes to cuDNN. The CPU
+// refuses such a convolution itself ("unsupported ConvNd parameters"); the sim refuses the dtype
+// first, as cuDNN.
+TEST(SimConvBackend, ADepthwiseShapedFourDimensionalConvolutionGoesToCudnn) {
+  const std::vector<int64_t> ones(4, 1), zeros(4, 0);
+  const torch::Device sim = tp::sim::device();
+  EXPECT_EQ(raised([&] {
+              at::convolution(longs({1, 2, 3, 3, 3, 3}).to(sim), longs({2, 1, 2, 2, 2, 2}).to(sim),
+                              {}, ones, zeros, ones, false, zeros, 2);
+            }),
+            kCudnn);
+}
+
 // cuDNN takes a depthwise convolution when the input or the weight is channels-last
 // (cudnn_conv_suggest_memory_format, ConvUtils.h @1.13.1: ChannelsLast for a 4-d weight,
 // ChannelsLast3d for a 5-d one).

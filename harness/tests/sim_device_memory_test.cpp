@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -83,6 +84,47 @@ TEST(SimDeviceMemory, HostAddressMapsTheEndAndNothingPastIt) {
         << "an address past the end was mapped into the allocation";
   }
   EXPECT_GT(unshared_ends, 0) << "every allocation's end began another: nothing was checked";
+}
+
+// One-page reservations, each made just after mapping a page of plain host memory, until one
+// ends where that page begins (the kernel places a mapping next to the one before, as above).
+// Both are released at the end.
+struct PageAfterAReservation {
+  std::vector<void*> reservations, pages;
+  void* page_at_end = nullptr;
+  PageAfterAReservation() {
+    tp::sim::enable();
+    const size_t kept = kept_reservations(page());  // taken first, so that the next are new
+    for (size_t index = 0; index < kept; ++index)
+      reservations.push_back(allocate_device_bytes(page(), 0));
+    for (int attempt = 0; attempt < 64 && page_at_end == nullptr; ++attempt) {
+      void* ours =
+          mmap(nullptr, page(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (ours == MAP_FAILED) break;
+      pages.push_back(ours);
+      reservations.push_back(allocate_device_bytes(page(), 0));
+      if (at(reservations.back(), page()) == ours) page_at_end = ours;
+    }
+  }
+  ~PageAfterAReservation() {
+    for (void* data : reservations) free_device_bytes(data);
+    for (void* data : pages) munmap(data, page());
+  }
+};
+
+// A CPU tensor whose memory begins at a reservation's end, the address host_address maps to that
+// reservation's host bytes (above): copied to the sim, it gives its own values. The sim's copy
+// maps the device side only (kernels.cpp, host_alias).
+TEST(SimDeviceMemory, ACpuTensorWhereAReservationEndsCopiesItsOwnValues) {
+  TP_SKIP_UNLESS_GUARDED();
+  const PageAfterAReservation memory;
+  ASSERT_NE(memory.page_at_end, nullptr) << "no reservation ended where a mapped page began";
+  ASSERT_NE(host_address(memory.page_at_end), memory.page_at_end);
+  const int64_t count = static_cast<int64_t>(page() / sizeof(float));
+  const torch::Tensor values = torch::arange(count, torch::kFloat);
+  const torch::Tensor cpu = torch::from_blob(memory.page_at_end, {count}, torch::kFloat);
+  cpu.copy_(values);
+  EXPECT_TRUE(torch::equal(cpu.to(tp::sim::device()).cpu(), values));
 }
 
 TEST(SimDeviceMemory, FreeingAnUnknownAddressRaises) {

@@ -1,6 +1,7 @@
 // The sim's kernels on paths sim_kernels_test.cpp does not take: the fused GRU cell's backward
-// (rnn_cells.cpp), convolution_backward_overrideable with a bias (cpu_copies.cpp), and a batch
-// norm without running statistics (fallback.cpp, hidden_writes). Each against the CPU.
+// (rnn_cells.cpp), convolution_backward_overrideable with and without a bias (cpu_copies.cpp), a
+// batch norm without running statistics (fallback.cpp, hidden_writes), and a view the fallback
+// copies with its strides (kernels.cpp, to_copy). Each against the CPU.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -72,6 +73,44 @@ TEST(SimKernels, OverrideableConvolutionBackwardWithABiasMatchesTheCpu) {
     EXPECT_TRUE(torch::allclose(sim[index].grad().cpu(), cpu[index].grad(), 1e-5, 1e-5))
         << names[index];
   }
+}
+
+// Without a bias, convolution_backward_overrideable is asked for no bias gradient: the CPU's
+// convolution_backward leaves that result undefined, and the sim returns it so (an undefined
+// tensor has no device to move to), with the input's and the weight's gradients the CPU's.
+TEST(SimKernels, OverrideableConvolutionBackwardWithoutABiasMatchesTheCpu) {
+  torch::manual_seed(12);
+  const torch::Tensor input = torch::randn({2, 3, 6, 6}), weight = torch::randn({5, 3, 3, 3});
+  const torch::Tensor cotangent = torch::randn({2, 5, 4, 4});
+  const std::vector<int64_t> ones = {1, 1}, zeros = {0, 0};
+  std::vector<torch::Tensor> cpu = {input.requires_grad_(), weight.requires_grad_()};
+  at::convolution(cpu[0], cpu[1], {}, ones, zeros, ones, false, zeros, 1).backward(cotangent);
+  std::vector<torch::Tensor> sim;
+  for (const torch::Tensor& leaf : cpu)
+    sim.push_back(leaf.detach().to(tp::sim::device()).requires_grad_());
+  const torch::Tensor out =
+      at::convolution_overrideable(sim[0], sim[1], {}, ones, zeros, ones, false, zeros, 1);
+  out.backward(cotangent.to(tp::sim::device()));
+  const char* const names[] = {"input", "weight"};
+  for (size_t index = 0; index < cpu.size(); ++index) {
+    ASSERT_TRUE(sim[index].grad().defined()) << names[index];
+    EXPECT_EQ(sim[index].grad().device(), tp::sim::device()) << names[index];
+    EXPECT_TRUE(torch::allclose(sim[index].grad().cpu(), cpu[index].grad(), 1e-5, 1e-5))
+        << names[index];
+  }
+}
+
+// A view with gaps whose size-1 dimension has a huge stride (as_strided allows any: that
+// dimension reaches no second element). The fallback's CPU copy keeps the view's strides and
+// copies only the elements from its first to its last (to_copy's span): the one dimension of
+// size 1 adds none, where counting its stride would ask for 2^50 elements.
+TEST(SimKernels, AViewsSizeOneDimensionAddsNothingToItsCopy) {
+  const torch::Tensor base = torch::arange(4.0);
+  const auto view = [](const torch::Tensor& tensor) {
+    return tensor.as_strided({2, 1}, {2, int64_t{1} << 50});
+  };
+  ASSERT_FALSE(view(base).is_non_overlapping_and_dense());
+  EXPECT_TRUE(torch::equal(view(base.to(tp::sim::device())).sum().cpu(), view(base).sum()));
 }
 
 // A batch norm that tracks no running statistics passes undefined tensors (nn::BatchNorm2d) or
