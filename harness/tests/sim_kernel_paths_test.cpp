@@ -1,7 +1,8 @@
 // The sim's kernels on paths sim_kernels_test.cpp does not take: the fused GRU cell's backward
 // (rnn_cells.cpp), convolution_backward_overrideable with and without a bias (cpu_copies.cpp), a
-// batch norm without running statistics (fallback.cpp, hidden_writes), and a view the fallback
-// copies with its strides (kernels.cpp, to_copy). Each against the CPU.
+// batch norm without running statistics (fallback.cpp, hidden_writes), a view the fallback copies
+// with its strides (kernels.cpp, to_copy) and an output into a conjugate view (kernels.cpp). Each
+// against the CPU.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -111,6 +112,26 @@ TEST(SimKernels, AViewsSizeOneDimensionAddsNothingToItsCopy) {
   };
   ASSERT_FALSE(view(base).is_non_overlapping_and_dense());
   EXPECT_TRUE(torch::equal(view(base.to(tp::sim::device())).sum().cpu(), view(base).sum()));
+}
+
+// An out= operator writing into a conjugate view of a sim tensor: the fallback computes on the
+// CPU and copies the result back into the view with _copy_from_and_resize, which resolves the
+// conjugate bit itself (kernels.cpp); LibTorch's conjugate fallback would copy into a resolved
+// clone and leave the output unwritten. mm.out lets a conjugate view through
+// (ConjugateFallback.cpp), and the CPU writes it: so does CUDA.
+TEST(SimKernels, AnOutputIntoAConjugateViewIsWritten) {
+  torch::manual_seed(13);
+  const torch::Tensor a = torch::randn({2, 3}, torch::kComplexFloat);
+  const torch::Tensor b = torch::randn({3, 2}, torch::kComplexFloat);
+  const auto product_into_conjugate = [&](const torch::Device& device) {
+    const torch::Tensor out = torch::zeros({2, 2}, torch::kComplexFloat).to(device);
+    torch::Tensor view = out.conj();
+    at::mm_out(view, a.to(device), b.to(device));
+    return out.cpu();
+  };
+  const torch::Tensor on_cpu = product_into_conjugate(torch::kCPU);
+  ASSERT_TRUE(torch::allclose(on_cpu.conj(), torch::mm(a, b)));
+  EXPECT_TRUE(torch::equal(product_into_conjugate(tp::sim::device()), on_cpu));
 }
 
 // A batch norm that tracks no running statistics passes undefined tensors (nn::BatchNorm2d) or
