@@ -25,6 +25,7 @@ RECORD = (
 PATTERN = "transfer_budget.*"
 # writes the cells' records where the harness would, then a passing gtest report
 REPORT = '{"testsuites": [{"name": "s", "testsuite": [{"name": "t", "result": "COMPLETED"}]}]}'
+SKIPPED = REPORT.replace("COMPLETED", "SKIPPED")  # every selected test skipped: gtest's "empty"
 STAND_IN = """#!/bin/sh
 cp {record} "$TORCHPLACE_RESULTS_DIR/record.json"
 for a in "$@"; do case $a in --gtest_output=json:*) report=${{a#--gtest_output=json:}};; esac; done
@@ -38,12 +39,15 @@ class CellsGate(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.build)
         self.record = self.build / "record.json"
         self.record.write_text(RECORD.read_text())
-        binary = self.build / scope.BINARIES[cells_gate.BINARY] / cells_gate.BINARY
-        binary.parent.mkdir(parents=True)
-        binary.write_text(STAND_IN.format(record=self.record, report=REPORT))
-        binary.chmod(0o755)
+        self.stand_in(REPORT)
         self.scratch = Scratch.__new__(Scratch)  # no scratch copy: only gtest() is used
         self.scratch.build_dir = self.build
+
+    def stand_in(self, report: str) -> None:
+        binary = self.build / scope.BINARIES[cells_gate.BINARY] / cells_gate.BINARY
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        binary.write_text(STAND_IN.format(record=self.record, report=report))
+        binary.chmod(0o755)
 
     def edit_sim_cell(self, metric: str, value: float) -> None:
         doc = json.loads(self.record.read_text())
@@ -80,6 +84,26 @@ class CellsGate(unittest.TestCase):
         verdict, detail = self.scratch.gtest(cells_gate.BINARY, PATTERN)
         self.assertEqual(verdict, "fail")
         self.assertIn("recorded twice", detail)
+
+    def test_every_cell_skipped_is_judged_by_the_gate(self):
+        # a mutant whose needs() skips every cell (seen: ddp's Gloo check negated) leaves gtest
+        # nothing completed; CTest's gate.own_cells fails on the skips all the same. Synthetic:
+        # the real record's ran cells turned into skips with a code the run contradicts
+        doc = json.loads(self.record.read_text())
+        for cell in doc["cells"]:
+            if cell["status"] != "skip":
+                cell.update(status="skip", skip_code="no_c10d_gloo", category="skipped")
+                cell.update(category_label="skipped", reason="no c10d Gloo", metrics={})
+                cell["observed"]["outcome"] = "not_run"
+        self.record.write_text(json.dumps(doc))
+        self.stand_in(SKIPPED)
+        verdict, detail = self.scratch.gtest(cells_gate.BINARY, PATTERN)
+        self.assertEqual(verdict, "fail")
+        self.assertIn("no_c10d_gloo", detail)
+
+    def test_every_test_skipped_with_the_recorded_cells_is_empty(self):
+        self.stand_in(SKIPPED)
+        self.assertEqual(self.scratch.gtest(cells_gate.BINARY, PATTERN), ("empty", "no test ran"))
 
     def test_a_filter_that_selects_no_committed_cell_cannot_judge(self):
         with self.assertRaises(CannotJudge):
