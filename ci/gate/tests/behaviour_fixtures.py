@@ -247,6 +247,7 @@ def behaviour_fixtures():
                 "outcome": c["expected"]["outcome"],
                 "error_class": c["expected"]["error_class"],
                 "category": c["expected"]["category"],
+                **({} if c["status"] == "skip" else {"notes": c.get("notes", [])}),
             }
             for c in good_cells()
         },

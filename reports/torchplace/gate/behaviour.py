@@ -23,6 +23,8 @@ last refreshed (`ci/torchplace gate --refresh-expectations RUN_DIR`). The gate f
                         naming each count and the operator that added a synchronisation
   transfers_unrecorded  a passing cell whose committed entry has a transfer budget recorded none
                         of its counts (a budget that cannot be checked is not a pass)
+  notes_changed         a cell that ran noted other things than its committed entry's "notes",
+                        on the LibTorch the entries were refreshed on (gate/notes.py)
 Cells skipped for an accepted code are listed, not compared. A cell on cuda:1..N is judged by
 its kind's entry (the cuda:0 one), so a second GPU is never left ungated. New cells are listed.
 A run in which no committed cell was compared, and an expectations file without cells, cannot
@@ -36,7 +38,7 @@ import os
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from torchplace.gate import skips
+from torchplace.gate import notes, skips
 from torchplace.schema import (
     CATEGORIES,
     EXPECTED_CATEGORY,
@@ -220,6 +222,7 @@ def _check_entry(expected: JsonObject, where: str) -> None:
             f"({', '.join(skips.NEED_CODES)}); device-absence codes need no entry"
         )
     _check_transfers(expected, where)
+    notes.check_entry(expected, where)
 
 
 def results_path(run_dir: str) -> str:
@@ -321,6 +324,9 @@ def compare(
         raise InputError(too_few)
     cells = _cells_by_id(doc, path)
     committed = load_expectations(expectations_path)
+    hold_notes = notes.held(
+        load_json(expectations_path, "committed expectations"), doc["fingerprint"]
+    )
     section: Dict[str, Any] = {
         "results": path,
         "expectations": expectations_path,
@@ -345,6 +351,8 @@ def compare(
                 }
             )
         problem = _check_cell(entry, cell, doc["fingerprint"])
+        if not problem and hold_notes and cell_id in committed:  # a cell's own entry only
+            problem = notes.problem(committed[cell_id], cell)
         if problem and problem[0] == "skipped":
             section["skipped"].append({"id": cell_id, "reason": problem[1]})
             continue
@@ -410,6 +418,8 @@ def _kind_entries(
             out[key] = dict(out[key], skip_codes=sorted(found))
     for key, budget in _transfer_budgets(cells).items():
         out[key] = dict(out[key], transfers=budget)
+    for key, kept in notes.entries(cells, kind_id).items():
+        out[key] = dict(out[key], notes=kept)
     return out
 
 
