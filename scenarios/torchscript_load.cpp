@@ -89,9 +89,21 @@ torch::Tensor input_on(torch::Device device) {
   return torch::randn({kSamples, kFeatures}).to(device);
 }
 
-// Every parameter and buffer of `loaded` on `device` and bit-identical to the saved ones.
+// How each tensor of a jit::Module is held: "parameter" or "buffer".
+std::map<std::string, std::string> kinds_of(const torch::jit::Module& module) {
+  std::map<std::string, std::string> kinds;
+  for (const auto& item : module.named_parameters()) kinds[item.name] = "parameter";
+  for (const auto& item : module.named_buffers()) kinds[item.name] = "buffer";
+  return kinds;
+}
+
+// Every parameter and buffer of `loaded` on `device` and bit-identical to the saved ones; the
+// parameters still parameters (what an optimizer of the loaded model trains), the buffer a buffer.
 void expect_saved_values_on(torch::jit::Module& loaded, const Archive& archive,
                             torch::Device device) {
+  const std::map<std::string, std::string> exported{
+      {"bias", "parameter"}, {"scale", "buffer"}, {"weight", "parameter"}};
+  EXPECT_EQ(kinds_of(loaded), exported);
   for (const auto& [name, value] : archive.saved) {
     const torch::Tensor tensor = loaded.attr(name).toTensor();
     EXPECT_EQ(tensor.device(), device) << name;

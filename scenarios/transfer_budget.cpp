@@ -204,6 +204,19 @@ void expect_within(const tp::sim::CopyCount& seen, const tp::sim::CopyCount& cei
   EXPECT_EQ(seen.non_blocking, ceiling.non_blocking) << "device-to-device non_blocking copies";
 }
 
+// describe, which the exact checks and the note read, in its format (the example above).
+void expect_described_in_format() {
+  EXPECT_EQ(describe(kFixedOnce) + "; " + describe(kFixedStep, false),
+            "h2d 0/0 B/0nb d2h 1/1152 B/0nb d2d 0/0 B/0nb syncs: 1 _local_scalar_dense 1 "
+            "copy_to_host; h2d 2/960 B/2nb d2h 0/0 B/0nb syncs:");
+}
+
+// The mistake costs transfers only: on the CPU the variant logs the loss the fix logs.
+void expect_logs_as_the_fix(const Result& cpu) {
+  const Result fix = train(torch::kCPU, Mistakes{});
+  EXPECT_NEAR(cpu.loss, fix.loss, kAtol + kRtol * std::abs(fix.loss)) << "the logged loss";
+}
+
 void on_sim(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
   const Result cpu = train(torch::kCPU, mistakes);
   const Result sim = cell.under_test("train", [&] { return train(cell.device(), mistakes); });
@@ -215,11 +228,13 @@ void on_sim(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
   expect_within(sim.once.device_to_device, budget.once.device_to_device);
   tp::record_transfers(cell, "step", sim.steps.front());
   tp::record_transfers(cell, "once", sim.once);
+  expect_described_in_format();
   cell.note("per step: " + describe(sim.steps.front()) + "; after the loop: " + describe(sim.once));
   EXPECT_NEAR(sim.loss, cpu.loss, kAtol + kRtol * std::abs(cpu.loss));
   TP_EXPECT_CLOSE(sim.outputs, cpu.outputs, kRtol, kAtol);
   TP_EXPECT_CLOSE(sim.weight, cpu.weight, kRtol, kAtol);
   EXPECT_FALSE(torch::equal(cpu.weight, cpu.initial)) << "the loop never trained its weight";
+  expect_logs_as_the_fix(cpu);
 }
 
 #if TORCHPLACE_WITH_CUDA

@@ -602,6 +602,33 @@ MUTATIONS = [
         "  if (mistakes.item_every_step) {",
         [(S, "transfer_budget.case=registered_mask/device=sim0")],
     ),
+    # The logged loss overwritten each step (item_every_step): the sim and its CPU twin alike, the
+    # same counts; only "the variant logs the loss the fix logs".
+    m(
+        "budget_logged_loss_overwritten",
+        BUDGET,
+        "run.logged += loss.item<double>();",
+        "run.logged = loss.item<double>();",
+        [(S, "transfer_budget.case=item_every_step/device=sim0")],
+    ),
+    # describe blind to syncs: the exact checks compare describe with describe and still pass;
+    # only describe's format check fails.
+    m(
+        "budget_describe_drops_syncs",
+        BUDGET,
+        'if (count != 0) out << " " << count << " " << op;',
+        'if (count == 0) out << " " << count << " " << op;',
+        [(S, "transfer_budget.case=registered_mask/device=sim0")],
+    ),
+    # The weight exported as a buffer: the same values and forward after any map; only the check
+    # of what each tensor loads as (parameter or buffer) fails.
+    m(
+        "torchscript_weight_exported_as_buffer",
+        TORCHSCRIPT,
+        'module.register_parameter("weight", torch::randn({kOutputs, kFeatures}), false);',
+        'module.register_parameter("weight", torch::randn({kOutputs, kFeatures}), true);',
+        [cpu_cells("torchscript_load", "case=map_to_cpu")],
+    ),
     # AMP's loop with a learning rate of 0: the first loss matches fp32, nothing overflows; only
     # "the loss did not fall".
     m(
