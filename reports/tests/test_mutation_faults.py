@@ -82,6 +82,25 @@ class Stand(object):
         return ("pass", f"{ran} test(s)") if ran else ("empty", "no test ran")
 
 
+# Synthetic: a tolerance at namespace scope, which no schema can hold (no function body).
+SCOPED = """constexpr int kWant = 2;
+int check(int value) {
+  EXPECT_EQ(value, kWant);
+  return value;
+}
+"""
+
+
+class ScopedStand(Stand):
+    """Cell a fails where the fault is planted and the constant still says 2."""
+
+    def gtest(self, binary, pattern, env=None, fail_fast=True):
+        text = (self.tree / PATH).read_text()
+        self.runs += 1
+        fails = "value + 1" in text and "kWant = 2;" in text and "EXPECT_EQ" in text
+        return ("fail", CELLS[0]) if fails else ("pass", "2 test(s)")
+
+
 class Faults(unittest.TestCase):
     def setUp(self):
         self.tree = Path(tempfile.mkdtemp())
@@ -109,6 +128,16 @@ class Faults(unittest.TestCase):
         self.assertEqual(records[self.ids[0]]["fault"], "synthetic_fault")
         self.assertIn(CELLS[0], records[self.ids[0]]["detail"])
         self.assertEqual((self.tree / PATH).read_text(), SOURCE)
+
+    def test_a_constant_no_schema_holds_is_built_alone_under_the_fault(self):
+        (self.tree / PATH).write_text(SCOPED)
+        mutants = operators_cpp.mutants_of(PATH, SCOPED)
+        constant = [x for x in mutants if x.line == 1 and x.operator == "const_plus"][0]
+        self.assertFalse(schemata.placeable(SCOPED, [constant]))
+        records = merged(faults.judge_file(ScopedStand(self.tree), PATH, {constant.id: constant}))
+        self.assertEqual(list(records), [constant.id])
+        self.assertIn(CELLS[0], records[constant.id]["detail"])
+        self.assertEqual((self.tree / PATH).read_text(), SCOPED)
 
     def test_a_schema_that_does_not_build_is_an_error_not_a_pass(self):
         stand = Stand(self.tree)

@@ -8,7 +8,8 @@ records it `killed_fault NAME`, and a sample judges it again the same way (one b
 edits).
 
 The full pass (--faults, on the ids the ledger calls untriaged) builds a file's survivors once
-per fault, as one schema (schemata.py).
+per fault, as one schema (schemata.py); a survivor no schema can hold (a tolerance at namespace
+scope: no function body holds it) is built alone with the fault, one build each.
 """
 import json
 import time
@@ -216,6 +217,32 @@ def _schema_pass(
         write_fresh(file, text)
 
 
+def _alone_pass(
+    scratch: Scratch, fault: Mutation, path: str, left: Dict[str, Mutant]
+) -> Dict[str, Set[str]]:
+    """The ids of `left` no schema can hold under which, each built alone with the planted fault,
+    some catcher of the fault passes (a copy that does not build kills nothing)."""
+    file = scratch.tree / path
+    text = file.read_text()  # the fault in it, where it lies in this file
+    chosen = same_program(operators_cpp.mutants_of(path, text), left)
+    held = schemata.placeable(text, chosen)
+    alone = [m for m in chosen if m not in held]
+    if not alone:
+        return {}
+    caught = catchers(scratch, fault, path)  # the fault alone, built if not yet
+    found: Dict[str, Set[str]] = {}
+    try:
+        for mutant in alone:
+            write_fresh(file, operators_cpp.apply(text, mutant))
+            passing = escaped(scratch, caught) if scratch.build([SCENARIOS])[0] else set()
+            if passing:
+                found[mutant.id] = passing
+    finally:
+        write_fresh(file, text)
+    log(f"faults: {path} under {fault['name']}: {len(found)} of {len(alone)} built alone killed")
+    return found
+
+
 def judge_file(
     scratch: Scratch, path: str, survivors: Dict[str, Mutant], only: Optional[Set[str]] = None
 ) -> Iterator[Dict[str, dict]]:
@@ -226,6 +253,8 @@ def judge_file(
             break
         with Planted(scratch, fault):
             killed = _schema_pass(scratch, fault, path, left)
+            rest = {ident: m for ident, m in left.items() if ident not in killed}
+            killed.update(_alone_pass(scratch, fault, path, rest))
         log(f"faults: {path} under {fault['name']}: {len(killed)} of {len(left)} killed")
         for ident in killed:
             del left[ident]
