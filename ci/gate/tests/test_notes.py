@@ -53,17 +53,25 @@ class Notes(unittest.TestCase):
         self.assertEqual(self.regressions(), [])
 
     def test_a_changed_note_is_a_regression(self):
-        self.cell(NOTED)["notes"] = [self.cell(NOTED)["notes"][0].replace("d2h 1/", "d2h 2/")]
+        note = self.cell(NOTED)["notes"][0]
+        self.cell(NOTED)["notes"] = [note.replace("d2h 1/", "d2h 2/")]
         [(cell_id, kind, detail)] = self.regressions()
         self.assertEqual((cell_id, kind), (NOTED, "notes_changed"))
-        self.assertIn("lost", detail)
+        self.assertEqual(detail, f"lost {note!r}; new {self.cell(NOTED)['notes'][0]!r}")
 
-    def test_a_lost_or_an_added_note_is_a_regression(self):
+    def test_a_lost_an_added_or_a_moved_note_is_a_regression(self):
         note = self.cell(NOTED)["notes"][0]
         self.cell(NOTED)["notes"] = []
-        self.assertEqual([r[1] for r in self.regressions()], ["notes_changed"])
+        self.assertEqual(self.regressions()[0][1:], ("notes_changed", f"lost {note!r}"))
         self.cell(NOTED)["notes"] = [note, note]
-        self.assertEqual([r[1] for r in self.regressions()], ["notes_changed"])
+        self.assertEqual(self.regressions()[0][1:], ("notes_changed", f"new {note!r}"))
+        self.cell(NOTED)["notes"] = ["placement checked", note]  # synthetic: one note more, first
+        self.write_run()
+        behaviour.refresh(str(self.dir / "results.json"), str(self.expectations))
+        self.cell(NOTED)["notes"] = [note, "placement checked"]
+        [(_, kind, detail)] = self.regressions()
+        self.assertEqual(kind, "notes_changed")
+        self.assertIn("another order", detail)
 
     def test_durations_are_not_compared(self):
         self.cell(NOTED)["notes"] = ["rank 0: CollectiveTimeout after 2029 ms"]  # synthetic
@@ -73,6 +81,12 @@ class Notes(unittest.TestCase):
         self.assertEqual(self.regressions(), [])
         self.cell(NOTED)["notes"] = ["rank 1: CollectiveTimeout after 31 ms"]
         self.assertEqual([r[1] for r in self.regressions()], ["notes_changed"])
+
+    def test_only_a_number_before_ms_is_a_duration(self):
+        self.assertEqual(
+            notes.normalised(["kept in ms", "after 12 ms", "1 ms and 30 ms"]),
+            ["kept in ms", "after <n> ms", "<n> ms and <n> ms"],
+        )
 
     def test_another_libtorch_notes_other_things(self):
         self.run_doc["fingerprint"]["libtorch_version"] = "2.14.1"  # synthetic: another version

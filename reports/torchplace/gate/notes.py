@@ -9,6 +9,7 @@ An entry without "notes" (refreshed from a skip, or before notes were kept) hold
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any, Dict, List, Optional, Tuple
 
 from torchplace.schema import InputError, JsonObject, typed
@@ -44,11 +45,9 @@ def problem(committed: JsonObject, cell: JsonObject) -> Optional[Tuple[str, str]
     want, got = normalised(committed["notes"]), normalised(cell.get("notes") or [])
     if want == got:
         return None
-    lost = [note for note in want if note not in got]
-    new = [note for note in got if note not in want]
-    detail = "; ".join(
-        [f"lost {note!r}" for note in lost[:2]] + [f"new {note!r}" for note in new[:2]]
-    )
+    lost = (Counter(want) - Counter(got)).elements()
+    new = (Counter(got) - Counter(want)).elements()
+    detail = "; ".join([f"lost {note!r}" for note in lost] + [f"new {note!r}" for note in new])
     return "notes_changed", detail or f"the same notes in another order: {got}"
 
 
