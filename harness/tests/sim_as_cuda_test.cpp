@@ -5,8 +5,13 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <c10/core/DeviceGuard.h>
+
 #include <cstdio>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -113,6 +118,34 @@ TEST(SimAsCuda, LoadsToCuda) {
   EXPECT_EQ(tensor.device().str(), "cuda:0");
   EXPECT_TRUE(torch::equal(tensor.cpu(), saved->bias.detach()));
   std::remove(path.c_str());
+}
+
+// What LibTorch asks CUDA's hooks (at::detail::getCUDAHooks(), its call_once; 2.x's
+// AcceleratorHooksInterface): a CUDA machine's answers. Each device's context is made (the sim
+// has none to make), the current device is the one a guard set, and, where the interface has
+// isAvailable (2.14.1's; 2.6.0's has none), CUDA is available.
+template <typename Hooks, typename = void>
+struct HasIsAvailable : std::false_type {};
+template <typename Hooks>
+struct HasIsAvailable<Hooks, std::void_t<decltype(std::declval<const Hooks&>().isAvailable())>>
+    : std::true_type {};
+
+template <typename Hooks>
+void expect_available(const Hooks& hooks) {
+  if constexpr (HasIsAvailable<Hooks>::value) EXPECT_TRUE(hooks.isAvailable());
+}
+
+TEST(SimAsCuda, HooksAnswerAsCudasDo) {
+  const at::CUDAHooksInterface& hooks = at::detail::getCUDAHooks();
+  EXPECT_TRUE(hooks.hasPrimaryContext(0));
+  EXPECT_TRUE(hooks.hasPrimaryContext(1));
+  expect_available(hooks);
+  EXPECT_EQ(static_cast<int>(hooks.current_device()), 0);
+  {
+    const c10::DeviceGuard guard(torch::Device(torch::kCUDA, 1));
+    EXPECT_EQ(static_cast<int>(hooks.current_device()), 1);
+  }
+  EXPECT_EQ(static_cast<int>(hooks.current_device()), 0);
 }
 
 }  // namespace
