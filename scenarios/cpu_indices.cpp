@@ -70,6 +70,13 @@ void check_placement_on_meta(tp::Cell& cell, const torch::Tensor& indices) {
                                variant == "broken" ? torch::Device(torch::kCPU) : tp::kMeta}});
 }
 
+// Both lookups give the same rows, so only autograd's node tells which op ran: the one named.
+void check_lookup_op(tp::Cell& cell, Table& table, const torch::Tensor& indices) {
+  const std::string& op = cell.axis("op");
+  const std::string node = op == "embedding" ? "EmbeddingBackward0" : "IndexSelectBackward0";
+  EXPECT_EQ(table->lookup(op, indices).grad_fn()->name(), node) << "the lookup is not " << op;
+}
+
 void run(tp::Cell& cell) {
   const torch::Tensor indices = torch::randint(kVocabulary, {kLookups}, torch::kLong);  // CPU
   const torch::Tensor target = torch::randn({kLookups, kDim});
@@ -79,6 +86,7 @@ void run(tp::Cell& cell) {
   reference->to(torch::kFloat64);
   table->to(cell.device());
   check_placement_on_meta(cell, indices);
+  check_lookup_op(cell, reference, indices);
 
   const auto losses = tp::train_sgd(table->parameters(), kSteps, kLearningRate,
                                     [&] { return variant_loss(cell, table, indices, target); });
