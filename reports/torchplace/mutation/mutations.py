@@ -585,6 +585,25 @@ MUTATIONS = [
         "return torch::mse_loss(rows, target.to(cell.device())) + 1.0;",
         [cpu_cells("cpu_indices", "variant=manual_to")],
     ),
+    # A lookup that ignores its op: index_select's rows and gradients equal Embedding's, so only
+    # the check of autograd's node ("the lookup is not index_select") sees it.
+    m(
+        "lookup_always_embedding",
+        INDICES,
+        '    if (op == "index_select") '
+        "return torch::index_select(embedding->weight, 0, indices);\n",
+        "",
+        [cpu_cells("cpu_indices", "op=index_select", "variant=manual_to")],
+    ),
+    # A projection every module draws alike: the fresh module rebuilds the value its checkpoint
+    # lacks, so the plain member cannot show; only "came back from a checkpoint" sees it.
+    m(
+        "projection_alike_in_every_module",
+        BUFFERS,
+        "projection(torch::randn({kFeatures, kProjected})) {",
+        "projection(torch::ones({kFeatures, kProjected})) {",
+        [cpu_cells("unregistered_buffers", "check=save_load/variant=plain_member")],
+    ),
     # The budget's device-to-device ceiling (expect_within): a clone of each step's logits.
     m(
         "budget_outputs_kept_as_clones",
