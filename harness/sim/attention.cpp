@@ -10,8 +10,7 @@
 
 #include "sim_internal.h"
 
-#define TP_SIM_ATTENTION \
-  (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5))
+#define TP_SIM_ATTENTION TP_SIM_AT_LEAST(2, 5)
 #if TP_SIM_ATTENTION
 #include <ATen/native/transformers/attention.h>
 #include <ATen/ops/_fused_sdp_choice_native.h>

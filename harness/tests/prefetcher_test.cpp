@@ -150,11 +150,14 @@ TEST(Prefetcher, WalksAnIteratorRangeOnce) {
   EXPECT_FALSE(prefetcher->next().has_value()) << "the range ended";
 }
 
-// 0 is refused; 1, the smallest depth, is allowed and hands out every batch.
+// 0 is refused, saying what was given; 1, the smallest depth, is allowed and hands out every batch.
 TEST(Prefetcher, RejectsANonPositiveDepth) {
-  EXPECT_THROW(
-      Prefetcher<Nested>(counting_source(1), torch::kCPU, PrefetchOptions{/*depth=*/0, {}}),
-      c10::Error);
+  try {
+    Prefetcher<Nested>(counting_source(1), torch::kCPU, PrefetchOptions{/*depth=*/0, {}});
+    ADD_FAILURE() << "depth 0 was accepted";
+  } catch (const c10::Error& error) {
+    EXPECT_EQ(error.msg().rfind("Prefetcher: depth must be >= 1, got 0", 0), 0u) << error.msg();
+  }
   Prefetcher<Nested> shallow(counting_source(3), torch::kCPU, PrefetchOptions{/*depth=*/1, {}});
   expect_every_batch(shallow, 3, torch::kCPU);
 }

@@ -1,9 +1,13 @@
 // The sim as CUDA (README "As CUDA") answers copy_ itself (kernels.cpp copy_as_cuda): LibTorch's
 // copy_ would call CUDA's copy kernel, which a CPU-only build lacks. enable_as_cuda() needs a
 // process where nothing asked about CUDA yet: the child this binary starts (child_run.h).
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 #include <torch/version.h>
+
+#include <dlfcn.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <string>
@@ -85,6 +89,34 @@ TEST(SimAsCudaCopy, InAChild) {
   EXPECT_EQ(status, 0) << output;
   EXPECT_NE(output.find("[  PASSED  ] 4 tests."), std::string::npos) << output;
   EXPECT_EQ(output.find("SKIPPED"), std::string::npos) << output;
+}
+
+constexpr const char* kLateChild = "TORCHPLACE_TEST_SIM_CUDA_LATE_CHILD";
+
+// In the child: CUDA is asked about first, then the library torchplace_sim_cuda is loaded. Its
+// enable_as_cuda() refuses (cuda_hooks.cpp: LibTorch keeps its first answer), and the library
+// ends the process, exit 3 (cuda_entry.cpp), before dlopen returns.
+TEST(SimCudaLibraryChild, LoadedLateItRefuses) {
+  if (std::getenv(kLateChild) == nullptr)
+    GTEST_SKIP() << "runs in the child SimCudaLibrary.LoadedLateExitsThree starts";
+  EXPECT_FALSE(torch::cuda::is_available());
+  void* library = dlopen(TORCHPLACE_SIM_CUDA_LIBRARY, RTLD_NOW);
+  ADD_FAILURE() << "loaded after CUDA was asked about, and the process went on: "
+                << (library == nullptr ? dlerror() : "the library loaded");
+}
+
+// The refusal, as a program that loads the library too late sees it: exit 3, and why.
+TEST(SimCudaLibrary, LoadedLateExitsThree) {
+  if (at::CUDAHooksRegistry()->Has("CUDAHooks"))  // asks nothing about CUDA (cuda_hooks.cpp)
+    GTEST_SKIP() << "a LibTorch built with CUDA: the library refuses it for that, whenever loaded";
+  const auto [status, output] =
+      tp_test::run_child(std::string(kLateChild) + "=1", "SimCudaLibraryChild.*");
+  ASSERT_TRUE(WIFEXITED(status)) << output;
+  EXPECT_EQ(WEXITSTATUS(status), 3) << output;
+  EXPECT_NE(output.find("torchplace_sim_cuda: tp::sim::enable_as_cuda: LibTorch read CUDA's "
+                        "hooks before it"),
+            std::string::npos)
+      << output;
 }
 
 }  // namespace

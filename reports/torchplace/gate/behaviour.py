@@ -25,6 +25,8 @@ last refreshed (`ci/torchplace gate --refresh-expectations RUN_DIR`). The gate f
                         of its counts (a budget that cannot be checked is not a pass)
   notes_changed         a cell that ran noted other things than its committed entry's "notes",
                         on the LibTorch the entries were refreshed on (gate/notes.py)
+  metrics_changed       a cell that ran reports a metric lost, new, or off its committed value,
+                        on that LibTorch too (gate/metrics.py)
 Cells skipped for an accepted code are listed, not compared. A cell on cuda:1..N is judged by
 its kind's entry (the cuda:0 one), so a second GPU is never left ungated. New cells are listed.
 A run in which no committed cell was compared, and an expectations file without cells, cannot
@@ -38,7 +40,7 @@ import os
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from torchplace.gate import notes, skips
+from torchplace.gate import metrics, notes, skips
 from torchplace.schema import (
     CATEGORIES,
     EXPECTED_CATEGORY,
@@ -190,7 +192,11 @@ def _transfer_budgets(cells: dict[str, dict[str, Any]]) -> dict[str, dict[str, i
 def load_expectations(path: str) -> Dict[str, JsonObject]:
     """The committed cells: {id: {"outcome", "error_class", "category"[, "skip_codes"]}}, every
     field checked for its type and closed set; an empty file compares nothing and is refused."""
-    doc = load_json(path, "committed expectations")
+    return expectation_cells(load_json(path, "committed expectations"), path)
+
+
+def expectation_cells(doc: JsonObject, path: str) -> Dict[str, JsonObject]:
+    """load_expectations of a document already read from path."""
     require(doc, ("schema", "cells"), path)
     if doc["schema"] != EXPECTATIONS_SCHEMA:
         raise InputError(f"{path}: schema is {doc['schema']!r}, expected {EXPECTATIONS_SCHEMA!r}")
@@ -223,6 +229,7 @@ def _check_entry(expected: JsonObject, where: str) -> None:
         )
     _check_transfers(expected, where)
     notes.check_entry(expected, where)
+    metrics.check_entry(expected, where)
 
 
 def results_path(run_dir: str) -> str:
@@ -323,10 +330,9 @@ def compare(
     if too_few:
         raise InputError(too_few)
     cells = _cells_by_id(doc, path)
-    committed = load_expectations(expectations_path)
-    hold_notes = notes.held(
-        load_json(expectations_path, "committed expectations"), doc["fingerprint"]
-    )
+    expectations = load_json(expectations_path, "committed expectations")
+    committed = expectation_cells(expectations, expectations_path)
+    hold_outputs = notes.held(expectations, doc["fingerprint"])  # notes and metrics alike
     section: Dict[str, Any] = {
         "results": path,
         "expectations": expectations_path,
@@ -351,8 +357,10 @@ def compare(
                 }
             )
         problem = _check_cell(entry, cell, doc["fingerprint"])
-        if not problem and hold_notes and cell_id in committed:  # a cell's own entry only
-            problem = notes.problem(committed[cell_id], cell)
+        if not problem and hold_outputs and cell_id in committed:  # a cell's own entry only
+            problem = notes.problem(committed[cell_id], cell) or metrics.problem(
+                committed[cell_id], cell
+            )
         if problem and problem[0] == "skipped":
             section["skipped"].append({"id": cell_id, "reason": problem[1]})
             continue
@@ -420,6 +428,8 @@ def _kind_entries(
         out[key] = dict(out[key], transfers=budget)
     for key, kept in notes.entries(cells, kind_id).items():
         out[key] = dict(out[key], notes=kept)
+    for key, held in metrics.entries(cells, kind_id).items():
+        out[key] = dict(out[key], metrics=held)
     return out
 
 
