@@ -28,7 +28,9 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include <torchplace/archive_retag.h>
@@ -37,6 +39,8 @@
 #include <torchplace/scenario.h>
 #include <torchplace/sim/sim.h>
 #include <torchplace/temp_dir.h>
+
+#include "ddp.h"
 
 #if TP_HAS_C10D_GLOO
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
@@ -57,6 +61,58 @@ constexpr double kRtol = 1e-5;  // float32 ranks against the float64 reference, 
 constexpr double kAtol = 1e-6;
 constexpr std::chrono::milliseconds kGroupTimeout{2000};
 constexpr std::chrono::milliseconds kWatchdog = 3 * kGroupTimeout;  // rendezvous + a collective
+
+}  // namespace
+
+// The ranks' threads and which rank's error is the cell's (ddp.h), tested by ddp_test.cpp.
+void run_ranks(const std::function<void(int)>& body, std::chrono::milliseconds watchdog) {
+  std::array<std::thread, kWorld> threads;
+  std::array<std::future<void>, kWorld> finished;
+  for (int rank = 0; rank < kWorld; ++rank) {
+    std::packaged_task<void()> task([body, rank] { body(rank); });
+    finished[rank] = task.get_future();
+    threads[rank] = std::thread(std::move(task));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + watchdog;
+  std::vector<int> late;
+  for (int rank = 0; rank < kWorld; ++rank) {
+    const bool done = finished[rank].wait_until(deadline) == std::future_status::ready;
+    done ? threads[rank].join() : threads[rank].detach();
+    if (!done) late.push_back(rank);
+  }
+  TORCH_CHECK(late.empty(), "CollectiveTimeout: rank ", late.front(), " of ", kWorld,
+              " still running when the watchdog's ", watchdog.count(),
+              " ms ran out (the group's timeout: ", kGroupTimeout.count(), " ms)");
+}
+
+namespace {
+bool timed_out(const std::optional<tp::ErrorClass>& error_class) {
+  return error_class == tp::ErrorClass::kCollectiveTimeout;
+}
+}  // namespace
+
+std::optional<int> cause_of(const RankClasses& failed) {
+  std::optional<int> cause;
+  for (int rank = 0; rank < static_cast<int>(failed.size()); ++rank) {
+    if (!failed[rank]) continue;
+    if (!cause || (timed_out(failed[*cause]) && !timed_out(failed[rank]))) cause = rank;
+  }
+  return cause;
+}
+
+std::vector<int> peers_of(const RankClasses& failed, int cause) {
+  std::vector<int> peers;
+  for (int rank = 0; rank < static_cast<int>(failed.size()); ++rank) {
+    if (rank != cause && failed[rank]) peers.push_back(rank);
+  }
+  return peers;
+}
+
+bool explained(const RankClasses& failed, int cause, int peer) {
+  return timed_out(failed[peer]) || failed[peer] == failed[cause];
+}
+
+namespace {
 
 struct NetImpl : torch::nn::Module {
   NetImpl()
@@ -151,7 +207,7 @@ Net load_checkpoint(Run& run, int rank, const Net& replica) {
   if (rank == 0) torch::save(replica, saved);
   if (rank == 0 && device.is_cpu()) tp::archive::retag_devices(saved, path, "cpu", "cuda:0");
   run.groups[rank]->barrier()->wait();
-  Net model = copy_of(run.initial, torch::kFloat);  // its values are overwritten by the load
+  Net model;  // fresh weights: only the load gives it rank 0's (the reference's)
   model->to(device);
   if (run.variant == "checkpoint_without_rank_map") {
     marked(run.outcomes[rank], "torch::load", [&] { torch::load(model, saved); });
@@ -219,56 +275,29 @@ void rank_thread(Run& run, int rank) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Starts the ranks and joins each by the watchdog's deadline; a rank still running then is left
-// to finish on its own (it holds `run`) and fails the cell, named.
-void run_ranks(const std::shared_ptr<Run>& run) {
-  std::array<std::thread, kWorld> threads;
-  std::array<std::future<void>, kWorld> finished;
-  for (int rank = 0; rank < kWorld; ++rank) {
-    std::packaged_task<void()> task([run, rank] { rank_thread(*run, rank); });
-    finished[rank] = task.get_future();
-    threads[rank] = std::thread(std::move(task));
-  }
-  const auto deadline = std::chrono::steady_clock::now() + kWatchdog;
-  std::vector<int> late;
-  for (int rank = 0; rank < kWorld; ++rank) {
-    const bool done = finished[rank].wait_until(deadline) == std::future_status::ready;
-    done ? threads[rank].join() : threads[rank].detach();
-    if (!done) late.push_back(rank);
-  }
-  TORCH_CHECK(late.empty(), "CollectiveTimeout: rank ", late.front(), " of ", kWorld,
-              " still running when the watchdog's ", kWatchdog.count(),
-              " ms ran out (the group's timeout: ", kGroupTimeout.count(), " ms)");
-}
-
-// The first rank whose error is not a timeout is the cause. Every other failed rank must have
-// timed out waiting for it (within the deadline: the watchdog saw to that) or raised the same
-// class itself (the same mistake on each rank); each is noted with its class.
+// The cause (cause_of) is raised; every other failed rank must have timed out waiting for it
+// (within the deadline: the watchdog saw to that) or raised the same class itself (explained);
+// each failed rank is noted with its class.
 void raise_the_cause(tp::Cell& cell, const Run& run) {
-  const auto timed_out = [&](int rank) {
-    return tp::classify(run.outcomes[rank].message) == tp::ErrorClass::kCollectiveTimeout;
-  };
-  int cause = -1;
+  RankClasses classes(kWorld);
   for (int rank = 0; rank < kWorld; ++rank) {
     const RankOutcome& outcome = run.outcomes[rank];
     if (!outcome.error) continue;
+    classes[rank] = tp::classify(outcome.message);
     cell.note("rank " + std::to_string(rank) + ": " +
               std::string(tp::name_of(tp::classify(outcome.message))) + " after " +
               std::to_string(static_cast<int>(outcome.ms)) + " ms");
-    if (cause < 0 || (timed_out(cause) && !timed_out(rank))) cause = rank;
   }
-  if (cause < 0) return;
-  for (int rank = 0; rank < kWorld; ++rank) {
-    if (rank == cause || !run.outcomes[rank].error) continue;
-    const tp::ErrorClass peer = tp::classify(run.outcomes[rank].message);
-    EXPECT_TRUE(timed_out(rank) || peer == tp::classify(run.outcomes[cause].message))
-        << "rank " << rank << ", peer of the failed rank " << cause << ": "
-        << run.outcomes[rank].message;
+  const std::optional<int> cause = cause_of(classes);
+  if (!cause) return;
+  for (const int rank : peers_of(classes, *cause)) {
+    EXPECT_TRUE(explained(classes, *cause, rank)) << "rank " << rank << ", peer of the failed rank "
+                                                  << *cause << ": " << run.outcomes[rank].message;
     cell.metric("peer_wait_ms", run.outcomes[rank].ms);
   }
-  const RankOutcome& failed = run.outcomes[cause];
+  const RankOutcome& failed = run.outcomes[*cause];
   if (failed.raised_in.empty()) std::rethrow_exception(failed.error);
-  cell.under_test("rank " + std::to_string(cause) + " " + failed.raised_in,
+  cell.under_test("rank " + std::to_string(*cause) + " " + failed.raised_in,
                   [&] { std::rethrow_exception(failed.error); });
 }
 
@@ -297,7 +326,7 @@ void train(tp::Cell& cell) {
 #if TP_HAS_C10D_GLOO
   run->store->setTimeout(kGroupTimeout);  // the rendezvous's wait for the peer
 #endif
-  run_ranks(run);
+  run_ranks([run](int rank) { rank_thread(*run, rank); }, kWatchdog);
   raise_the_cause(cell, *run);
   // every step's parameters, stacked: a rank that trained a step more or less fails on its size
   const torch::Tensor reference = torch::stack(reference_steps(*run));
