@@ -28,19 +28,15 @@
 
 #include <array>
 #include <chrono>
-#include <functional>
-#include <future>
 #include <optional>
-#include <thread>
 
 #include <torchplace/archive_retag.h>
 #include <torchplace/compat.h>
 #include <torchplace/numeric.h>
+#include <torchplace/ranks.h>
 #include <torchplace/scenario.h>
 #include <torchplace/sim/sim.h>
 #include <torchplace/temp_dir.h>
-
-#include "ddp.h"
 
 #if TP_HAS_C10D_GLOO
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
@@ -61,58 +57,6 @@ constexpr double kRtol = 1e-5;  // float32 ranks against the float64 reference, 
 constexpr double kAtol = 1e-6;
 constexpr std::chrono::milliseconds kGroupTimeout{2000};
 constexpr std::chrono::milliseconds kWatchdog = 3 * kGroupTimeout;  // rendezvous + a collective
-
-}  // namespace
-
-// The ranks' threads and which rank's error is the cell's (ddp.h), tested by ddp_test.cpp.
-void run_ranks(const std::function<void(int)>& body, std::chrono::milliseconds watchdog) {
-  std::array<std::thread, kWorld> threads;
-  std::array<std::future<void>, kWorld> finished;
-  for (int rank = 0; rank < kWorld; ++rank) {
-    std::packaged_task<void()> task([body, rank] { body(rank); });
-    finished[rank] = task.get_future();
-    threads[rank] = std::thread(std::move(task));
-  }
-  const auto deadline = std::chrono::steady_clock::now() + watchdog;
-  std::vector<int> late;
-  for (int rank = 0; rank < kWorld; ++rank) {
-    const bool done = finished[rank].wait_until(deadline) == std::future_status::ready;
-    done ? threads[rank].join() : threads[rank].detach();
-    if (!done) late.push_back(rank);
-  }
-  TORCH_CHECK(late.empty(), "CollectiveTimeout: rank ", late.front(), " of ", kWorld,
-              " still running when the watchdog's ", watchdog.count(),
-              " ms ran out (the group's timeout: ", kGroupTimeout.count(), " ms)");
-}
-
-namespace {
-bool timed_out(const std::optional<tp::ErrorClass>& error_class) {
-  return error_class == tp::ErrorClass::kCollectiveTimeout;
-}
-}  // namespace
-
-std::optional<int> cause_of(const RankClasses& failed) {
-  std::optional<int> cause;
-  for (int rank = 0; rank < static_cast<int>(failed.size()); ++rank) {
-    if (!failed[rank]) continue;
-    if (!cause || (timed_out(failed[*cause]) && !timed_out(failed[rank]))) cause = rank;
-  }
-  return cause;
-}
-
-std::vector<int> peers_of(const RankClasses& failed, int cause) {
-  std::vector<int> peers;
-  for (int rank = 0; rank < static_cast<int>(failed.size()); ++rank) {
-    if (rank != cause && failed[rank]) peers.push_back(rank);
-  }
-  return peers;
-}
-
-bool explained(const RankClasses& failed, int cause, int peer) {
-  return timed_out(failed[peer]) || failed[peer] == failed[cause];
-}
-
-namespace {
 
 struct NetImpl : torch::nn::Module {
   NetImpl()
@@ -275,11 +219,21 @@ void rank_thread(Run& run, int rank) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The cause (cause_of) is raised; every other failed rank must have timed out waiting for it
-// (within the deadline: the watchdog saw to that) or raised the same class itself (explained);
-// each failed rank is noted with its class.
+// Starts the ranks and joins each by the watchdog's deadline; a rank still running then is left
+// to finish on its own (it holds `run`) and fails the cell, named.
+void run_ranks(const std::shared_ptr<Run>& run) {
+  const std::vector<int> late = tp::late_ranks(
+      kWorld, [run](int rank) { rank_thread(*run, rank); }, kWatchdog);
+  TORCH_CHECK(late.empty(), "CollectiveTimeout: rank ", late.front(), " of ", kWorld,
+              " still running when the watchdog's ", kWatchdog.count(),
+              " ms ran out (the group's timeout: ", kGroupTimeout.count(), " ms)");
+}
+
+// Each failed rank is noted with its class, and the cause (tp::cause_of) raised. Every other
+// failed rank must have timed out waiting for it (within the deadline: the watchdog saw to that)
+// or raised the same class itself (tp::explained).
 void raise_the_cause(tp::Cell& cell, const Run& run) {
-  RankClasses classes(kWorld);
+  tp::RankClasses classes(kWorld);
   for (int rank = 0; rank < kWorld; ++rank) {
     const RankOutcome& outcome = run.outcomes[rank];
     if (!outcome.error) continue;
@@ -288,11 +242,12 @@ void raise_the_cause(tp::Cell& cell, const Run& run) {
               std::string(tp::name_of(tp::classify(outcome.message))) + " after " +
               std::to_string(static_cast<int>(outcome.ms)) + " ms");
   }
-  const std::optional<int> cause = cause_of(classes);
+  const std::optional<int> cause = tp::cause_of(classes);
   if (!cause) return;
-  for (const int rank : peers_of(classes, *cause)) {
-    EXPECT_TRUE(explained(classes, *cause, rank)) << "rank " << rank << ", peer of the failed rank "
-                                                  << *cause << ": " << run.outcomes[rank].message;
+  for (const int rank : tp::peers_of(classes, *cause)) {
+    EXPECT_TRUE(tp::explained(classes, *cause, rank))
+        << "rank " << rank << ", peer of the failed rank " << *cause << ": "
+        << run.outcomes[rank].message;
     cell.metric("peer_wait_ms", run.outcomes[rank].ms);
   }
   const RankOutcome& failed = run.outcomes[*cause];
@@ -326,7 +281,7 @@ void train(tp::Cell& cell) {
 #if TP_HAS_C10D_GLOO
   run->store->setTimeout(kGroupTimeout);  // the rendezvous's wait for the peer
 #endif
-  run_ranks([run](int rank) { rank_thread(*run, rank); }, kWatchdog);
+  run_ranks(run);
   raise_the_cause(cell, *run);
   // every step's parameters, stacked: a rank that trained a step more or less fails on its size
   const torch::Tensor reference = torch::stack(reference_steps(*run));
