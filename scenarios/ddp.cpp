@@ -28,12 +28,12 @@
 
 #include <array>
 #include <chrono>
-#include <future>
-#include <thread>
+#include <optional>
 
 #include <torchplace/archive_retag.h>
 #include <torchplace/compat.h>
 #include <torchplace/numeric.h>
+#include <torchplace/ranks.h>
 #include <torchplace/scenario.h>
 #include <torchplace/sim/sim.h>
 #include <torchplace/temp_dir.h>
@@ -151,7 +151,7 @@ Net load_checkpoint(Run& run, int rank, const Net& replica) {
   if (rank == 0) torch::save(replica, saved);
   if (rank == 0 && device.is_cpu()) tp::archive::retag_devices(saved, path, "cpu", "cuda:0");
   run.groups[rank]->barrier()->wait();
-  Net model = copy_of(run.initial, torch::kFloat);  // its values are overwritten by the load
+  Net model;  // fresh weights: only the load gives it rank 0's (the reference's)
   model->to(device);
   if (run.variant == "checkpoint_without_rank_map") {
     marked(run.outcomes[rank], "torch::load", [&] { torch::load(model, saved); });
@@ -222,53 +222,37 @@ void rank_thread(Run& run, int rank) {
 // Starts the ranks and joins each by the watchdog's deadline; a rank still running then is left
 // to finish on its own (it holds `run`) and fails the cell, named.
 void run_ranks(const std::shared_ptr<Run>& run) {
-  std::array<std::thread, kWorld> threads;
-  std::array<std::future<void>, kWorld> finished;
-  for (int rank = 0; rank < kWorld; ++rank) {
-    std::packaged_task<void()> task([run, rank] { rank_thread(*run, rank); });
-    finished[rank] = task.get_future();
-    threads[rank] = std::thread(std::move(task));
-  }
-  const auto deadline = std::chrono::steady_clock::now() + kWatchdog;
-  std::vector<int> late;
-  for (int rank = 0; rank < kWorld; ++rank) {
-    const bool done = finished[rank].wait_until(deadline) == std::future_status::ready;
-    done ? threads[rank].join() : threads[rank].detach();
-    if (!done) late.push_back(rank);
-  }
+  const std::vector<int> late = tp::late_ranks(
+      kWorld, [run](int rank) { rank_thread(*run, rank); }, kWatchdog);
   TORCH_CHECK(late.empty(), "CollectiveTimeout: rank ", late.front(), " of ", kWorld,
               " still running when the watchdog's ", kWatchdog.count(),
               " ms ran out (the group's timeout: ", kGroupTimeout.count(), " ms)");
 }
 
-// The first rank whose error is not a timeout is the cause. Every other failed rank must have
-// timed out waiting for it (within the deadline: the watchdog saw to that) or raised the same
-// class itself (the same mistake on each rank); each is noted with its class.
+// Each failed rank is noted with its class, and the cause (tp::cause_of) raised. Every other
+// failed rank must have timed out waiting for it (within the deadline: the watchdog saw to that)
+// or raised the same class itself (tp::explained).
 void raise_the_cause(tp::Cell& cell, const Run& run) {
-  const auto timed_out = [&](int rank) {
-    return tp::classify(run.outcomes[rank].message) == tp::ErrorClass::kCollectiveTimeout;
-  };
-  int cause = -1;
+  tp::RankClasses classes(kWorld);
   for (int rank = 0; rank < kWorld; ++rank) {
     const RankOutcome& outcome = run.outcomes[rank];
     if (!outcome.error) continue;
+    classes[rank] = tp::classify(outcome.message);
     cell.note("rank " + std::to_string(rank) + ": " +
               std::string(tp::name_of(tp::classify(outcome.message))) + " after " +
               std::to_string(static_cast<int>(outcome.ms)) + " ms");
-    if (cause < 0 || (timed_out(cause) && !timed_out(rank))) cause = rank;
   }
-  if (cause < 0) return;
-  for (int rank = 0; rank < kWorld; ++rank) {
-    if (rank == cause || !run.outcomes[rank].error) continue;
-    const tp::ErrorClass peer = tp::classify(run.outcomes[rank].message);
-    EXPECT_TRUE(timed_out(rank) || peer == tp::classify(run.outcomes[cause].message))
-        << "rank " << rank << ", peer of the failed rank " << cause << ": "
+  const std::optional<int> cause = tp::cause_of(classes);
+  if (!cause) return;
+  for (const int rank : tp::peers_of(classes, *cause)) {
+    EXPECT_TRUE(tp::explained(classes, *cause, rank))
+        << "rank " << rank << ", peer of the failed rank " << *cause << ": "
         << run.outcomes[rank].message;
     cell.metric("peer_wait_ms", run.outcomes[rank].ms);
   }
-  const RankOutcome& failed = run.outcomes[cause];
+  const RankOutcome& failed = run.outcomes[*cause];
   if (failed.raised_in.empty()) std::rethrow_exception(failed.error);
-  cell.under_test("rank " + std::to_string(cause) + " " + failed.raised_in,
+  cell.under_test("rank " + std::to_string(*cause) + " " + failed.raised_in,
                   [&] { std::rethrow_exception(failed.error); });
 }
 

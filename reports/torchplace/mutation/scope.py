@@ -59,7 +59,9 @@ FILTERS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
         (_T + "error_class_test.cpp", _T + "message_corpus_test.cpp", _T + "category_test.cpp"),
     ),
     "harness/numeric.h": ("ExpectClose.*", (_T + "numeric_test.cpp",)),
+    "harness/ranks.cpp": ("Ranks.*", (_T + "ranks_test.cpp",)),
 }
+FILTERS["harness/ranks.h"] = FILTERS["harness/ranks.cpp"]
 FILTERS["harness/message_families.cpp"] = FILTERS["harness/error_class.cpp"]
 FILTERS["harness/other_families.cpp"] = FILTERS["harness/error_class.cpp"]
 FILTERS["harness/source_families.cpp"] = FILTERS["harness/error_class.cpp"]
