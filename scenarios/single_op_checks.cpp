@@ -43,28 +43,22 @@ void indices_on_the_tables_device(tp::Cell& cell) {
   EXPECT_TRUE(torch::equal(rows.cpu(), torch::tensor({2.0F, 0.0F})));
 }
 
-torch::nn::GRU gru_on(const torch::Device& device) {
-  torch::nn::GRU gru(2, kHidden);
-  gru->to(device);
-  return gru;
-}
-
 // The input with the GRU, its initial hidden state elsewhere.
 void hidden_on_another_device(tp::Cell& cell) {
-  torch::nn::GRU gru = gru_on(torch::kCPU);
+  torch::nn::GRU gru(2, kHidden);  // on the CPU
   const torch::Tensor hidden = torch::zeros({1, 1, kHidden}).to(other_device(cell.device()));
   cell.under_test("gru", [&] { return gru->forward(torch::ones({1, 1, 2}), hidden); });
 }
 
 // The input elsewhere than the GRU's parameters.
 void input_on_another_device(tp::Cell& cell) {
-  torch::nn::GRU gru = gru_on(torch::kCPU);
+  torch::nn::GRU gru(2, kHidden);  // on the CPU
   const torch::Tensor input = torch::ones({1, 1, 2}).to(other_device(cell.device()));
   cell.under_test("gru", [&] { return gru->forward(input); });
 }
 
 void hidden_with_the_input(tp::Cell& cell) {
-  torch::nn::GRU twin = gru_on(torch::kCPU);  // the reference: the same weights on the CPU
+  torch::nn::GRU twin(2, kHidden);  // the reference: the same weights on the CPU
   torch::nn::GRU gru(std::dynamic_pointer_cast<torch::nn::GRUImpl>(twin->clone(cell.device())));
   const torch::Tensor input = torch::ones({1, 1, 2}, cell.device());
   const torch::Tensor hidden = torch::zeros({1, 1, kHidden}, cell.device());
