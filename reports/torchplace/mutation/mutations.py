@@ -640,6 +640,18 @@ MUTATIONS = [
         "optimizer(model->parameters(), torch::optim::SGDOptions(0.0));",
         [cpu_cells("amp", "variant=grad_scaler")],
     ),
+    # The checkpoint saved from a fresh model, not the one the case compares with: the load still
+    # maps where it should; only the values checks fail (bit-identical parameters, the forward).
+    m(
+        "checkpoint_of_a_fresh_model",
+        CHECKPOINT,
+        '    torch::save(saved, dir.file("saved.pt"));',
+        '    torch::save(Net(), dir.file("saved.pt"));',
+        [
+            cpu_cells("checkpoint_map_location", "case=map_to_cpu"),
+            cpu_cells("checkpoint_map_location", "case=map_to_model_device"),
+        ],
+    ),
     # AMP's autocast guard a temporary, destroyed at once: the forward runs in fp32, so the first
     # loss, the gradients and the fall all hold; only "autocast did not cast linear" fails.
     m(
