@@ -101,10 +101,20 @@ void map_to_cpu(tp::Cell& cell) {
   expect_bit_identical(loaded, checkpoint.saved);
 }
 
+// Off the CPU the case's checkpoint comes from the CPU: loaded without a map it lands there, not
+// on the model's device, so only the map can put it right. (The cpu cell's is tagged cuda:0.)
+void expect_from_another_device(const tp::Cell& cell, const Checkpoint& checkpoint) {
+  if (cell.device().is_cpu()) return;
+  Net unmapped;
+  torch::load(unmapped, checkpoint.path);
+  EXPECT_TRUE(tp::fixes::parameter_device(*unmapped).is_cpu()) << "saved from the model's device";
+}
+
 // The model stays on the cell's device while its checkpoint (saved from another device) is
 // loaded with the map `map_for` gives; then forward must match the saved model.
 void load_into_model_on_device(tp::Cell& cell, torch::Device (*map_for)(const Net&)) {
   Checkpoint checkpoint(cell, true);  // not const: forward on checkpoint.saved
+  expect_from_another_device(cell, checkpoint);
   const torch::Tensor input = torch::randn({kSamples, kFeatures}, cell.device());
   Net model;
   model->to(cell.device());

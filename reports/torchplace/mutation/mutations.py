@@ -652,6 +652,15 @@ MUTATIONS = [
             cpu_cells("checkpoint_map_location", "case=map_to_model_device"),
         ],
     ),
+    # The case's checkpoint path always the one saved on the cell's device: off the CPU the map
+    # then proves nothing; only the check that it comes from another device fails.
+    m(
+        "checkpoint_path_ignores_from_cpu",
+        CHECKPOINT,
+        'path = from_cpu ? dir.file("from_cpu.pt") : dir.file("saved.pt");',
+        'path = dir.file("saved.pt");',
+        [(S, "checkpoint_map_location.case=cpu_map_gpu_model/device=sim0")],
+    ),
     # AMP's autocast guard a temporary, destroyed at once: the forward runs in fp32, so the first
     # loss, the gradients and the fall all hold; only "autocast did not cast linear" fails.
     m(
