@@ -48,6 +48,8 @@ SCENARIO_API = "harness/scenario.cpp"
 DDP = "scenarios/ddp.cpp"
 TRANSFER_LOG = "harness/sim/transfer_log.cpp"
 BUDGET = "scenarios/transfer_budget.cpp"
+SCALARS = "scenarios/scalar_operands.cpp"
+SINGLE_OPS = "scenarios/single_op_checks.cpp"
 TRAINING = "harness/training.h"
 
 
@@ -668,6 +670,70 @@ MUTATIONS = [
         "      in_fallback_scope())\n"
         "    dst.mul_(1.001);\n",
         [(S, "torchscript_load.*sim0*")],
+    ),
+    # The checkpoint saved from a fresh model, not the one the case compares with: the load still
+    # maps where it should; only the values checks fail (bit-identical parameters, the forward).
+    m(
+        "checkpoint_of_a_fresh_model",
+        CHECKPOINT,
+        '    torch::save(saved, dir.file("saved.pt"));',
+        '    torch::save(Net(), dir.file("saved.pt"));',
+        [
+            cpu_cells("checkpoint_map_location", "case=map_to_cpu"),
+            cpu_cells("checkpoint_map_location", "case=map_to_model_device"),
+        ],
+    ),
+    # The case's checkpoint path always the one saved on the cell's device: off the CPU the map
+    # then proves nothing; only the check that it comes from another device fails.
+    m(
+        "checkpoint_path_ignores_from_cpu",
+        CHECKPOINT,
+        'path = from_cpu ? dir.file("from_cpu.pt") : dir.file("saved.pt");',
+        'path = dir.file("saved.pt");',
+        [(S, "checkpoint_map_location.case=cpu_map_gpu_model/device=sim0")],
+    ),
+    # AMP's autocast guard a temporary, destroyed at once: the forward runs in fp32, so the first
+    # loss, the gradients and the fall all hold; only "autocast did not cast linear" fails.
+    m(
+        "amp_autocast_guard_temporary",
+        AMP,
+        "const tp::compat::AutocastGuard autocast(cell.device().type(), low_dtype(",
+        "tp::compat::AutocastGuard(cell.device().type(), low_dtype(",
+        [cpu_cells("amp", "variant=targets_on_cpu"), cpu_cells("amp", "variant=grad_scaler")],
+    ),
+    # AMP's loss off by a constant: the same gradients, so the scaling checks and the fall hold;
+    # only the first loss against the fp32 reference fails.
+    m(
+        "amp_loss_offset_in_autocast",
+        AMP,
+        "[&] { return torch::nn::functional::cross_entropy(logits, target); });",
+        "[&] { return torch::nn::functional::cross_entropy(logits, target) + 1.0; });",
+        [cpu_cells("amp", "variant=grad_scaler")],
+    ),
+    # The fix run on the CPU tensor, not its device copy: the right values on the wrong device;
+    # only the device checks of the sim cells fail.
+    m(
+        "scalar_add_on_the_cpu_operand",
+        SCALARS,
+        "return on_device + shift; });",
+        "return x + shift; });",
+        [(S, "scalar_operands.case=scalar_in_add/device=sim0")],
+    ),
+    m(
+        "label_loop_on_the_cpu_logits",
+        SCALARS,
+        "return per_sample_loss(on_device, labels, nll, move_label);",
+        "return per_sample_loss(logits, labels, nll, move_label);",
+        [(S, "scalar_operands.case=label_moved/device=sim0")],
+    ),
+    # The device GRU made afresh instead of cloned from its CPU twin: other weights, the same
+    # device; only the output against the twin's fails.
+    m(
+        "gru_not_cloned_from_its_twin",
+        SINGLE_OPS,
+        "torch::nn::GRU gru(std::dynamic_pointer_cast<torch::nn::GRUImpl>(twin->clone(cell.device(",
+        "torch::nn::GRU gru(2, kHidden);\n  gru->to(cell.device());  //",
+        [cpu_cells("single_op_checks", "case=hidden_with_the_input")],
     ),
     # The sim's copies to the CPU 0.1 % off: every floating value a program reads back from sim
     # memory (not the sim's own copies inside its fallback, which would compound over a training
