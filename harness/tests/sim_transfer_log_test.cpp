@@ -6,6 +6,7 @@
 
 #include <map>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <torchplace/sim/sim.h>
@@ -222,6 +223,12 @@ TEST(SimTransferLog, TheSummaryNamesEveryCount) {
                                "); syncs: 1 x _local_scalar_dense" + at(" (", ".item()") +
                                (where.empty() ? "" : ")") + " 1 x copy_to_host" +
                                at(" (", ".cpu()") + (where.empty() ? "" : ")"));
+}
+
+// A copy would share the log's sink, and each copy's destructor would stop it (transfer_log.h).
+TEST(SimTransferLog, IsNeitherCopiedNorAssigned) {
+  EXPECT_FALSE(std::is_copy_constructible_v<tp::sim::TransferLog>);
+  EXPECT_FALSE(std::is_copy_assignable_v<tp::sim::TransferLog>);
 }
 
 TEST(SimTransferLog, RefusesAnOperatorItDoesNotCount) {
