@@ -11,6 +11,7 @@
 
 #include <torchplace/sim/sim.h>
 #include <torchplace/sim/transfer_log.h>
+#include "child_run.h"
 #include "raised_message.h"
 
 namespace sim_transfer_log_test {  // unity-built with the other harness tests
@@ -187,6 +188,15 @@ TEST(SimTransferLog, StoppingOneOfTwoStopsThatOne) {
     EXPECT_EQ(first.host_to_device().copies, stop_first ? 0 : 1) << "stopped the first made";
     EXPECT_EQ(second.host_to_device().copies, stop_first ? 1 : 0) << "stopped the last made";
   }
+}
+
+// The same in a process of its own, where the two are the first logs made: none that an earlier
+// test stopped (or failed to) sits before them in the registry.
+TEST(SimTransferLog, StoppingTheFirstLogOfAProcessStopsIt) {
+  const auto [status, output] =
+      tp_test::run_child("", "SimTransferLog.StoppingOneOfTwoStopsThatOne");
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("[  PASSED  ] 1 test."), std::string::npos) << output;
 }
 
 TEST(SimTransferLog, CountsOtherThreads) {
