@@ -65,6 +65,18 @@ TEST(SimDeviceMemory, AnAllocationsEndIsNotInsideIt) {
   }
 }
 
+// An address in no allocation (this test's stack) is no region, and leaves *region as it was.
+TEST(SimDeviceMemory, AnAddressOutsideEveryAllocationLeavesTheRegionAlone) {
+  TP_SKIP_UNLESS_GUARDED();
+  const Pages pages(2);
+  int on_the_stack = 0;
+  DeviceRegion region{1, 2, 3};
+  EXPECT_FALSE(region_for_fault(reinterpret_cast<uintptr_t>(&on_the_stack), &region));
+  EXPECT_EQ(region.start, 1u);
+  EXPECT_EQ(region.bytes, 2u);
+  EXPECT_EQ(region.index, 3);
+}
+
 // host_address maps an allocation's interior and its end (a pointer one past its last byte, as
 // loops and views compute) to the host bytes, and leaves an address past the end alone.
 TEST(SimDeviceMemory, HostAddressMapsTheEndAndNothingPastIt) {

@@ -24,6 +24,20 @@ const char* const kPassed = "[  PASSED  ] 1 test.";
 
 bool guarded() { return tp::sim::host_reads_guarded(); }
 
+// A host read of sim memory raises SIGSEGV, or SIGBUS where the kernel says so: the sim's handler
+// takes both, in this process as in the children below.
+TEST(SimHostReadSignals, TheSimsHandlerTakesBusErrorsAsSegmentationFaults) {
+  if (!guarded()) GTEST_SKIP() << "TORCHPLACE_SIM_HOST_READS=allow: no handler";
+  (void)torch::zeros({2}, tp::sim::device());  // the sim's memory is set up
+  struct sigaction segv {};
+  struct sigaction bus {};
+  ASSERT_EQ(sigaction(SIGSEGV, nullptr, &segv), 0);
+  ASSERT_EQ(sigaction(SIGBUS, nullptr, &bus), 0);
+  ASSERT_NE(segv.sa_flags & SA_SIGINFO, 0);
+  EXPECT_NE(bus.sa_flags & SA_SIGINFO, 0);
+  EXPECT_EQ(bus.sa_sigaction, segv.sa_sigaction);
+}
+
 TEST(SimHostReadSignals, ABusErrorOutsideSimMemoryStaysABusError) {
   if (!guarded()) GTEST_SKIP() << "TORCHPLACE_SIM_HOST_READS=allow: no handler";
   const tp::TempDir dir("sigbus");

@@ -6,10 +6,12 @@
 
 #include <map>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <torchplace/sim/sim.h>
 #include <torchplace/sim/transfer_log.h>
+#include "child_run.h"
 #include "raised_message.h"
 
 namespace sim_transfer_log_test {  // unity-built with the other harness tests
@@ -188,6 +190,15 @@ TEST(SimTransferLog, StoppingOneOfTwoStopsThatOne) {
   }
 }
 
+// The same in a process of its own, where the two are the first logs made: none that an earlier
+// test stopped (or failed to) sits before them in the registry.
+TEST(SimTransferLog, StoppingTheFirstLogOfAProcessStopsIt) {
+  const auto [status, output] =
+      tp_test::run_child("", "SimTransferLog.StoppingOneOfTwoStopsThatOne");
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("[  PASSED  ] 1 test."), std::string::npos) << output;
+}
+
 TEST(SimTransferLog, CountsOtherThreads) {
   const torch::Tensor host = torch::randn({3, 4});
   tp::sim::TransferLog log;
@@ -222,6 +233,12 @@ TEST(SimTransferLog, TheSummaryNamesEveryCount) {
                                "); syncs: 1 x _local_scalar_dense" + at(" (", ".item()") +
                                (where.empty() ? "" : ")") + " 1 x copy_to_host" +
                                at(" (", ".cpu()") + (where.empty() ? "" : ")"));
+}
+
+// A copy would share the log's sink, and each copy's destructor would stop it (transfer_log.h).
+TEST(SimTransferLog, IsNeitherCopiedNorAssigned) {
+  EXPECT_FALSE(std::is_copy_constructible_v<tp::sim::TransferLog>);
+  EXPECT_FALSE(std::is_copy_assignable_v<tp::sim::TransferLog>);
 }
 
 TEST(SimTransferLog, RefusesAnOperatorItDoesNotCount) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 
 namespace tp::bench {
 namespace {
@@ -69,6 +70,28 @@ TEST(HostCache, RefusesAShapeOfNoWholeFloats) {
   HostCache cache(counting_maker(std::make_shared<Blocks>()));
   EXPECT_THROW(cache.get(1, 6), c10::Error);
   EXPECT_THROW(cache.get(0, 4096), c10::Error);
+}
+
+TEST(HostCache, TakesTensorsOfOneFloat) {  // the smallest whole number of float32
+  HostCache cache(counting_maker(std::make_shared<Blocks>()));
+  const HostBatch& batch = cache.get(2, 4);
+  ASSERT_EQ(batch.pinned.size(), 2u);
+  EXPECT_EQ(batch.pinned[1].numel(), 1);
+  EXPECT_TRUE(torch::equal(batch.pinned[1], batch.pageable[1]));
+}
+
+// A maker that returns a block of another size is refused by name, before the block is used.
+TEST(HostCache, RefusesAPinnedBlockOfTheWrongSize) {
+  const BlockMaker maker = counting_maker(std::make_shared<Blocks>());
+  HostCache cache([maker](int64_t bytes) { return maker(bytes + 4); });
+  try {
+    cache.get(2, 16);
+    ADD_FAILURE() << "a 36-byte block for 32 bytes was taken";
+  } catch (const c10::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("the pinned maker returned 36 bytes, wanted 32"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace
