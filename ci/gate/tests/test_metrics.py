@@ -8,40 +8,23 @@ how it was recorded); each edit below is synthetic and says what it changes.
   test_metrics.py [TestClass[.test] ...]      (CTest: gate.metrics)
 """
 import json
-import shutil
-import tempfile
 import unittest
-from pathlib import Path
 
+from recorded_run import RecordedRun
 from torchplace.gate import behaviour, metrics
 from torchplace.schema import InputError
 
-RECORD = Path(__file__).parents[3] / "reports/reference/debian12-libtorch1.13.1/cells_amp.json"
 SCALER = "amp/variant=grad_scaler/device=cpu"  # seven metrics: losses, ratios, the scale
 
 
-class Metrics(unittest.TestCase):
-    def setUp(self):
-        self.dir = Path(tempfile.mkdtemp())
-        self.addCleanup(shutil.rmtree, self.dir)
-        self.run_doc = json.loads(RECORD.read_text())
-        self.expectations = self.dir / "expectations.json"
-        self.write_run()
-        behaviour.refresh(str(self.dir / "results.json"), str(self.expectations))
-
-    def write_run(self) -> None:
-        (self.dir / "results.json").write_text(json.dumps(self.run_doc))
+class Metrics(RecordedRun):
+    RECORD = "cells_amp.json"
 
     def metrics(self, cell_id: str = SCALER) -> dict:
-        return next(c for c in self.run_doc["cells"] if c["id"] == cell_id)["metrics"]
-
-    def regressions(self) -> list:
-        self.write_run()
-        section = behaviour.compare(str(self.dir / "results.json"), str(self.expectations))
-        return [(r["id"], r["kind"], r["detail"]) for r in section["regressions"]]
+        return self.cell(cell_id)["metrics"]
 
     def test_a_refresh_keeps_the_metrics_of_the_cells_that_ran(self):
-        cells = json.loads(self.expectations.read_text())["cells"]
+        cells = self.committed()["cells"]
         self.assertEqual(cells[SCALER]["metrics"], self.metrics())
         self.assertEqual(len(cells[SCALER]["metrics"]), 7)
         skipped = [c["id"] for c in self.run_doc["cells"] if c["status"] == "skip"]
@@ -84,8 +67,7 @@ class Metrics(unittest.TestCase):
         self.assertTrue(metrics.by_name_only("ddp/variant=x/devices=cuda:0+cuda:1", "loss"))
         self.assertFalse(metrics.by_name_only("amp/variant=x/device=sim:0", "loss"))
         self.metrics()["final_loss_ms"] = 2029.0  # synthetic: a duration
-        self.write_run()
-        behaviour.refresh(str(self.dir / "results.json"), str(self.expectations))
+        self.refresh()
         self.metrics()["final_loss_ms"] = 31.0
         self.assertEqual(self.regressions(), [])
 
@@ -103,7 +85,7 @@ class Metrics(unittest.TestCase):
         self.assertEqual(self.regressions(), [])
 
     def test_an_entry_without_metrics_holds_none(self):
-        doc = json.loads(self.expectations.read_text())
+        doc = self.committed()
         del doc["cells"][SCALER]["metrics"]
         self.expectations.write_text(json.dumps(doc))
         self.metrics()["anything"] = 1.0
@@ -111,7 +93,7 @@ class Metrics(unittest.TestCase):
 
     def test_metrics_that_are_not_finite_numbers_are_refused(self):
         for bad in ("0.27", True, float("inf")):
-            doc = json.loads(self.expectations.read_text())
+            doc = self.committed()
             doc["cells"][SCALER]["metrics"]["final_loss"] = bad
             self.expectations.write_text(json.dumps(doc))
             with self.subTest(bad=bad), self.assertRaises(InputError):

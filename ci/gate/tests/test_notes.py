@@ -8,41 +8,17 @@ was recorded); each edit below is synthetic and says what it changes.
   test_notes.py [TestClass[.test] ...]      (CTest: gate.notes)
 """
 import json
-import shutil
-import tempfile
 import unittest
-from pathlib import Path
 
+from recorded_run import RecordedRun
 from torchplace.gate import behaviour, notes
 from torchplace.schema import InputError
 
-RECORD = Path(__file__).parents[3] / "reports/reference/debian12-libtorch1.13.1"
-RECORD = RECORD / "cells_transfer_budget.json"
 NOTED = "transfer_budget/case=metric_once/device=sim:0"  # its one note: the step's transfers
 
 
-class Notes(unittest.TestCase):
-    def setUp(self):
-        self.dir = Path(tempfile.mkdtemp())
-        self.addCleanup(shutil.rmtree, self.dir)
-        self.run_doc = json.loads(RECORD.read_text())
-        self.expectations = self.dir / "expectations.json"
-        self.write_run()
-        behaviour.refresh(str(self.dir / "results.json"), str(self.expectations))
-
-    def write_run(self) -> None:
-        (self.dir / "results.json").write_text(json.dumps(self.run_doc))
-
-    def cell(self, cell_id: str) -> dict:
-        return next(c for c in self.run_doc["cells"] if c["id"] == cell_id)
-
-    def regressions(self) -> list:
-        self.write_run()
-        section = behaviour.compare(str(self.dir / "results.json"), str(self.expectations))
-        return [(r["id"], r["kind"], r["detail"]) for r in section["regressions"]]
-
-    def committed(self) -> dict:
-        return json.loads(self.expectations.read_text())
+class Notes(RecordedRun):
+    RECORD = "cells_transfer_budget.json"
 
     def test_a_refresh_keeps_the_notes_of_the_cells_that_ran(self):
         cells = self.committed()["cells"]
@@ -66,8 +42,7 @@ class Notes(unittest.TestCase):
         self.cell(NOTED)["notes"] = [note, note]
         self.assertEqual(self.regressions()[0][1:], ("notes_changed", f"new {note!r}"))
         self.cell(NOTED)["notes"] = ["placement checked", note]  # synthetic: one note more, first
-        self.write_run()
-        behaviour.refresh(str(self.dir / "results.json"), str(self.expectations))
+        self.refresh()
         self.cell(NOTED)["notes"] = [note, "placement checked"]
         [(_, kind, detail)] = self.regressions()
         self.assertEqual(kind, "notes_changed")
@@ -75,8 +50,7 @@ class Notes(unittest.TestCase):
 
     def test_durations_are_not_compared(self):
         self.cell(NOTED)["notes"] = ["rank 0: CollectiveTimeout after 2029 ms"]  # synthetic
-        self.write_run()
-        behaviour.refresh(str(self.dir / "results.json"), str(self.expectations))
+        self.refresh()
         self.cell(NOTED)["notes"] = ["rank 0: CollectiveTimeout after 31 ms"]
         self.assertEqual(self.regressions(), [])
         self.cell(NOTED)["notes"] = ["rank 1: CollectiveTimeout after 31 ms"]
