@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from torchplace.schema import InputError, JsonObject, typed
 
 METRIC_RTOL = 1e-4
-TRANSFER_PREFIX = "transfer."  # the budget's counts (behaviour.TRANSFER_PREFIX)
+TRANSFER_PREFIX = "transfer."  # the transfer budget's counts, which behaviour.py holds
 
 
 def by_name_only(cell_id: str, name: str) -> bool:
