@@ -79,6 +79,20 @@ class Metrics(RecordedRun):
         }
         self.assertEqual(metrics.entries({cell["id"]: cell}, behaviour.kind_id), {cell["id"]: {}})
 
+    def test_an_empty_entry_holds_that_there_are_none(self):
+        # a refresh writes "metrics": {} for a cell that ran without any (67 in the committed file)
+        doc = self.committed()
+        doc["cells"][SCALER]["metrics"] = {}
+        self.expectations.write_text(json.dumps(doc))
+        self.metrics().clear()
+        self.assertEqual(self.regressions(), [])
+        self.metrics()["anything"] = 1.0  # synthetic: a metric the entry does not hold
+        self.assertEqual(self.regressions(), [(SCALER, "metrics_changed", "new anything")])
+
+    def test_a_cell_of_transfer_counts_only_has_no_metrics_to_change(self):
+        cell = {"id": "x/device=sim:0", "metrics": {"transfer.step.h2d.copies": 2}}
+        self.assertIsNone(metrics.problem({"metrics": {}}, cell))
+
     def test_another_libtorch_computes_other_values(self):
         self.run_doc["fingerprint"]["libtorch_version"] = "2.14.1"  # synthetic: another version
         self.metrics()["final_loss"] += 0.5
