@@ -2,6 +2,7 @@
 
 #include <torch/cuda.h>
 
+#include "compat.h"
 #include "naming.h"
 #include "sim/sim.h"
 
@@ -32,6 +33,12 @@ std::vector<Placement> expand(DeviceAxis axis) {
   return placements;
 }
 
+std::optional<Unmet> needs_libtorch(int major, int minor, std::string why) {
+  if (TP_TORCH_AT_LEAST(major, minor)) return std::nullopt;
+  return Unmet{SkipCode::kNeedsNewerLibTorch, std::move(why),
+               std::to_string(major) + "." + std::to_string(minor)};
+}
+
 std::string_view name_of(SkipCode code) {
   switch (code) {
     case SkipCode::kNoCudaBuild:
@@ -52,6 +59,8 @@ std::string_view name_of(SkipCode code) {
       return "not_on_sim";
     case SkipCode::kNoC10dGloo:
       return "no_c10d_gloo";
+    case SkipCode::kNeedsNewerLibTorch:
+      return "needs_newer_libtorch";
   }
   return "unlisted";
 }

@@ -3,6 +3,7 @@
 // skipped only for a code it lists. A skip that the harness did not code (a GTEST_SKIP in a body)
 // is "unlisted".
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,7 @@ enum class SkipCode {
   kDeviceUnusable,  // "device_unusable": a sticky CUDA error in an earlier cell broke the device
   kNotOnSim,        // "not_on_sim": sim:0 lacks what the cell needs (harness/sim/README.md)
   kNoC10dGloo,      // "no_c10d_gloo": this LibTorch lacks c10d's Gloo backend, or its headers
+  kNeedsNewerLibTorch,  // "needs_newer_libtorch": the check needs Unmet::needs_libtorch or newer
 };
 
 std::string_view name_of(SkipCode code);
@@ -26,6 +28,12 @@ std::string_view name_of(SkipCode code);
 struct Unmet {
   SkipCode code;
   std::string why;
+  std::string needs_libtorch = {};  // "2.0" for kNeedsNewerLibTorch (results.json, the gate)
 };
+
+// The need for LibTorch major.minor or newer: nullopt on such a build, else a
+// kNeedsNewerLibTorch skip that names the version, so that the gate refuses it on a run at that
+// version or newer (a 2.x run that stops running a cell only 1.13 skips).
+std::optional<Unmet> needs_libtorch(int major, int minor, std::string why);
 
 }  // namespace tp

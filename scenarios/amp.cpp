@@ -194,16 +194,10 @@ std::optional<tp::Unmet> needs(const tp::CellSpec& cell) {
   if (!tp::sim::is_sim(cell.device()) || cell.axis("variant") == "fp16_underflow") {
     return std::nullopt;
   }
-  if (tp::compat::autocast_supported(c10::kPrivateUse1)) return std::nullopt;
-#if TP_TORCH_AT_LEAST(2, 0)
-  return tp::Unmet{tp::SkipCode::kNotOnSim,
-                   "autocast on sim:0 needs LibTorch 2.4+: before it "
-                   "autocast switches exist for CPU and CUDA only (harness/sim/README.md)"};
-#else
-  return tp::Unmet{tp::SkipCode::kNotOnSim,
-                   "sim:0 needs LibTorch 2.4+: 1.13 has no autocast "
-                   "dispatch key for PrivateUse1 (AutocastCPU, AutocastXPU and AutocastCUDA only)"};
-#endif
+  return tp::needs_libtorch(2, 4,
+                            "autocast on sim:0 needs LibTorch 2.4+: before it autocast has "
+                            "switches for CPU and CUDA only (1.13: dispatch keys AutocastCPU, "
+                            "AutocastXPU and AutocastCUDA; harness/sim/README.md)");
 }
 
 }  // namespace

@@ -25,7 +25,6 @@
 #include <fstream>
 
 #include <torchplace/archive_retag.h>
-#include <torchplace/compat.h>
 #include <torchplace/fixes/follow_parameters.h>
 #include <torchplace/scenario.h>
 #include <torchplace/sim/sim.h>
@@ -217,10 +216,10 @@ std::optional<tp::Unmet> needs_no_cuda(const tp::CellSpec& cell) {
 // 1.13's unpickler maps only to CPU, CUDA and HPU ("supported devices include CPU, CUDA and HPU,
 // however got PRIVATEUSEONE"); 2.x maps to any registered backend.
 std::optional<tp::Unmet> needs_map_to_sim(const tp::CellSpec& cell) {
-  if (!tp::sim::is_sim(cell.device()) || TP_TORCH_AT_LEAST(2, 0)) return std::nullopt;
-  return tp::Unmet{tp::SkipCode::kNotOnSim,
-                   "LibTorch 1.13's torch::load maps only to CPU, CUDA and HPU, not to sim:0; "
-                   "the cpu cell proves the map with a cuda:0-tagged archive"};
+  if (!tp::sim::is_sim(cell.device())) return std::nullopt;
+  return tp::needs_libtorch(2, 0,
+                            "LibTorch 1.13's torch::load maps only to CPU, CUDA and HPU, not to "
+                            "sim:0; the cpu cell proves the map with a cuda:0-tagged archive");
 }
 
 std::optional<tp::Unmet> needs_cuda(const tp::CellSpec&) {

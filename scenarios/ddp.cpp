@@ -308,10 +308,10 @@ std::optional<tp::Unmet> needs(const tp::CellSpec& cell) {
                      "Gloo headers are missing (Debian: libgloo-dev)"};
   }
   const bool loads = cell.axis("variant").rfind("checkpoint_", 0) == 0;
-  if (!loads || !tp::sim::is_sim(cell.device()) || TP_TORCH_AT_LEAST(2, 0)) return std::nullopt;
-  return tp::Unmet{tp::SkipCode::kNotOnSim,
-                   "LibTorch 1.13's torch::load maps only to CPU, CUDA and HPU, not to sim "
-                   "devices; the cuda pair and 2.x's sim pair run it"};
+  if (!loads || !tp::sim::is_sim(cell.device())) return std::nullopt;
+  return tp::needs_libtorch(2, 0,
+                            "LibTorch 1.13's torch::load maps only to CPU, CUDA and HPU, not to "
+                            "sim devices; the cuda pair and 2.x's sim pair run it");
 }
 
 }  // namespace

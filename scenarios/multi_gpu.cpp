@@ -21,7 +21,6 @@
 //                             means the current device, the first: DeviceMismatch (mat1).
 #include <c10/core/DeviceGuard.h>
 
-#include <torchplace/compat.h>
 #include <torchplace/fixes/follow_parameters.h>
 #include <torchplace/numeric.h>
 #include <torchplace/scenario.h>
@@ -142,10 +141,10 @@ std::optional<tp::Unmet> needs_cuda_pair(const tp::CellSpec& cell) {
 // 1.13's unpickler maps only to CPU, CUDA and HPU ("supported devices include CPU, CUDA and HPU,
 // however got PRIVATEUSEONE"), so a checkpoint saved on sim cannot be loaded back onto it.
 std::optional<tp::Unmet> needs_load_onto_device(const tp::CellSpec& cell) {
-  if (!tp::sim::is_sim(first(cell)) || TP_TORCH_AT_LEAST(2, 0)) return std::nullopt;
-  return tp::Unmet{tp::SkipCode::kNotOnSim,
-                   "LibTorch 1.13's torch::load cannot restore a tensor onto a PrivateUse1 "
-                   "device (sim); 2.x can"};
+  if (!tp::sim::is_sim(first(cell))) return std::nullopt;
+  return tp::needs_libtorch(2, 0,
+                            "LibTorch 1.13's torch::load cannot restore a tensor onto a "
+                            "PrivateUse1 device (sim); 2.x can");
 }
 
 }  // namespace

@@ -26,7 +26,6 @@
 #include <string>
 
 #include <torchplace/archive_retag.h>
-#include <torchplace/compat.h>
 #include <torchplace/numeric.h>
 #include <torchplace/scenario.h>
 #include <torchplace/sim/sim.h>
@@ -263,10 +262,11 @@ std::optional<tp::Unmet> needs_no_cuda(const tp::CellSpec& cell) {
 // 1.13's unpickler maps only to CPU, CUDA and HPU ("supported devices include CPU, CUDA and HPU,
 // however got PRIVATEUSEONE", torch/csrc/jit/serialization/unpickler.cpp); 2.x to any backend.
 std::optional<tp::Unmet> needs_map_to_sim(const tp::CellSpec& cell) {
-  if (!tp::sim::is_sim(cell.device()) || TP_TORCH_AT_LEAST(2, 0)) return std::nullopt;
-  return tp::Unmet{tp::SkipCode::kNotOnSim,
-                   "LibTorch 1.13's torch::jit::load maps only to CPU, CUDA and HPU, not to "
-                   "sim:0; cpu_map_then_to is the way there, and the cpu cell proves the map"};
+  if (!tp::sim::is_sim(cell.device())) return std::nullopt;
+  return tp::needs_libtorch(2, 0,
+                            "LibTorch 1.13's torch::jit::load maps only to CPU, CUDA and HPU, "
+                            "not to sim:0; cpu_map_then_to is the way there, and the cpu cell "
+                            "proves the map");
 }
 std::optional<tp::Unmet> needs_second_device(const tp::CellSpec& cell) {
   if (cell.device().is_cuda()) {

@@ -110,6 +110,7 @@ class CellTest : public ::testing::Test {
     }
     if (unmet) {
       record.skip_code = unmet->code;  // results.json "skip_code", checked by the gate
+      record.needs_libtorch = unmet->needs_libtorch;
       GTEST_SKIP() << unmet->why;
     }
     enable_sim_if_used(spec_.placement());

@@ -66,6 +66,9 @@ nlohmann::ordered_json to_json(const CellRecord& record) {
           {"category_label", category_label(record.category())},
           {"reason", record.reason},
           {"skip_code", skip_code_json(record)},
+          {"needs_libtorch", record.needs_libtorch.empty()
+                                 ? nlohmann::ordered_json(nullptr)
+                                 : nlohmann::ordered_json(record.needs_libtorch)},
           {"duration_ms", record.duration_ms},
           {"metrics", record.metrics},
           {"notes", record.notes}};

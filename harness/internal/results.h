@@ -29,6 +29,7 @@ struct CellRecord {
   std::string status;                 // "pass", "fail", "skip"
   std::string reason;                 // skip reason, or the failures gtest reported
   std::optional<SkipCode> skip_code;  // set by the harness when it skips the cell
+  std::string needs_libtorch;         // the version a needs_newer_libtorch skip waits for
   double duration_ms = 0;
   std::map<std::string, double> metrics;
   std::vector<std::string> notes;

@@ -51,6 +51,17 @@ TEST(ResultsRecord, OnlyASkippedCellHasASkipCode) {
   EXPECT_EQ(tp::to_json(record_of(Expect::success(), "skip")).at("skip_code"), "unlisted");
 }
 
+// A needs_newer_libtorch skip names the version it waits for (the gate compares the run's);
+// every other record says null.
+TEST(ResultsRecord, ANewerLibTorchSkipNamesItsVersion) {
+  EXPECT_TRUE(tp::to_json(record_of(Expect::success(), "skip")).at("needs_libtorch").is_null());
+  CellRecord waits = record_of(Expect::success(), "skip");
+  waits.skip_code = tp::SkipCode::kNeedsNewerLibTorch;
+  waits.needs_libtorch = "2.0";
+  EXPECT_EQ(tp::to_json(waits).at("skip_code"), "needs_newer_libtorch");
+  EXPECT_EQ(tp::to_json(waits).at("needs_libtorch"), "2.0");
+}
+
 // The runner times only the cells it runs: a skipped one reports no time.
 TEST(ResultsRecord, ACellThatDidNotRunTookNoTime) {
   CellRecord skipped = record_of(Expect::skip("synthetic: covered elsewhere"), "skip");

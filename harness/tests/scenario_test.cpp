@@ -1,4 +1,5 @@
 // Cells are the full cartesian product of the axes and the device axis, named stably.
+#include <torch/version.h>
 #include <torchplace/naming.h>
 #include <torchplace/scenario.h>
 #include <torchplace/sim/sim.h>
@@ -131,6 +132,22 @@ TEST(Devices, AbsenceCarriesItsSkipCode) {
   }
   EXPECT_FALSE(absent({{torch::Device(torch::kCPU)}}).has_value());
   EXPECT_EQ(name_of(SkipCode::kDeviceUnusable), "device_unusable");
+}
+
+// needs_libtorch(major, minor): none on this build's version or older, a coded skip naming the
+// version on a newer one.
+TEST(Devices, NeedsLibTorchWaitsOnlyForANewerVersion) {
+  const int major = TORCH_VERSION_MAJOR, minor = TORCH_VERSION_MINOR;
+  EXPECT_FALSE(needs_libtorch(major, minor, "synthetic").has_value());
+  EXPECT_FALSE(needs_libtorch(major - 1, minor + 1, "synthetic").has_value());
+  const std::optional<Unmet> minor_up = needs_libtorch(major, minor + 1, "synthetic: why");
+  ASSERT_TRUE(minor_up.has_value());
+  EXPECT_EQ(name_of(minor_up->code), "needs_newer_libtorch");
+  EXPECT_EQ(minor_up->why, "synthetic: why");
+  EXPECT_EQ(minor_up->needs_libtorch, std::to_string(major) + "." + std::to_string(minor + 1));
+  const std::optional<Unmet> major_up = needs_libtorch(major + 1, 0, "synthetic");
+  ASSERT_TRUE(major_up.has_value());
+  EXPECT_EQ(major_up->needs_libtorch, std::to_string(major + 1) + ".0");
 }
 
 // One function names cells, gtest tests and benchmarks: the same axes and devices, each tool's

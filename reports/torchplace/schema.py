@@ -312,6 +312,7 @@ def check_cell(cell: JsonObject, where: str) -> JsonObject:
     if cell["status"] == "pass" and seen not in ("success", "error"):
         raise InputError(f"{where}: a passing cell cannot have observed {seen!r}")
     typed(cell, "skip_code", (str, NONE), where, optional=True)
+    typed(cell, "needs_libtorch", (str, NONE), where, optional=True)
     for index, note in enumerate(typed(cell, "notes", (list,), where, optional=True) or []):
         if not isinstance(note, str):
             raise InputError(f"{where}: notes[{index}] must be str, found {type(note).__name__}")

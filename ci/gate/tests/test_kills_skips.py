@@ -205,5 +205,55 @@ class RequiredDevices(unittest.TestCase):
             self.assertIn("expected cuda=N", str(raised.exception))
 
 
+class NewerLibTorchNeeded(unittest.TestCase):
+    """needs_newer_libtorch: true only on a run older than the version the cell names (a 2.x run
+    that skips a cell only 1.13 skips is a regression; found by a 2.14.1 mutation pass)."""
+
+    ALLOWING = {"outcome": "success", "skip_codes": ["needs_newer_libtorch"]}
+
+    def problem(self, ran, needs):
+        cell = {"device": "sim:0", "skip_code": "needs_newer_libtorch", "reason": "synthetic"}
+        if needs is not None:
+            cell["needs_libtorch"] = needs
+        fingerprint = {
+            "libtorch_version": ran,
+            "cuda": {"built_with_cuda": False, "device_count": 0},
+        }
+        return skips.skip_problem(cell, self.ALLOWING, fingerprint)
+
+    def test_accepted_only_below_the_named_version_compared_as_numbers(self):
+        for ran, needs in (
+            ("1.13.0", "2.0"),
+            ("1.13.1", "2.4"),
+            ("2.3.1", "2.4"),
+            ("2.9.0", "2.10"),
+        ):
+            self.assertIsNone(self.problem(ran, needs), f"{ran} needs {needs}")
+        for ran, needs in (
+            ("2.0.0", "2.0"),
+            ("2.14.1", "2.0"),
+            ("2.14.1", "2.4"),
+            ("2.10.0", "2.9"),
+        ):
+            problem = self.problem(ran, needs) or ""
+            self.assertIn(f"the run's LibTorch {ran} is {needs} or newer", problem)
+
+    def test_a_skip_that_names_no_version_is_refused(self):
+        for needs in (None, "", "two", "2.0rc"):
+            self.assertIn("names no LibTorch version", self.problem("1.13.0", needs) or "")
+
+    def test_a_run_whose_version_reads_as_none_is_refused(self):
+        self.assertIn("reads as no version", self.problem("unknown", "2.0") or "")
+
+    def test_not_listed_by_the_committed_entry_is_refused(self):
+        cell = {"device": "sim:0", "skip_code": "needs_newer_libtorch", "reason": "synthetic"}
+        cell["needs_libtorch"] = "2.0"
+        fingerprint = {
+            "libtorch_version": "1.13.0",
+            "cuda": {"built_with_cuda": False, "device_count": 0},
+        }
+        self.assertIn("allows", skips.skip_problem(cell, {"outcome": "success"}, fingerprint) or "")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -3,8 +3,9 @@
 The harness gives every skip it makes a code (harness/skip_code.h, results.json "skip_code").
 A cell may be skipped only for one of SKIP_CODES, and only where the code is true: a
 device-absence code (DEVICE_ABSENT) on a CUDA cell whose device the run's fingerprint shows
-absent; a need code (NEED_CODES: needs_cuda, needs_no_cuda, not_on_sim, no_c10d_gloo) where the
-run agrees and
+absent; a need code (NEED_CODES: needs_cuda, needs_no_cuda, not_on_sim, no_c10d_gloo,
+needs_newer_libtorch: only on a LibTorch older than the cell's needs_libtorch) where the run
+agrees and
 the cell's committed entry lists it in "skip_codes"; covered_by_other_cell where the committed
 expectation is a skip. needs_no_cuda is never true of a CUDA cell. Any other skip
 (device_unusable, unlisted, no code at all, a code the cell's device does not justify) is a
@@ -27,6 +28,7 @@ SKIP_CODES = {
     "covered_by_other_cell": "the committed expectation is a skip: another cell covers it",
     "not_on_sim": "the simulated device (sim:0) lacks what the cell needs",
     "no_c10d_gloo": "this LibTorch lacks c10d's Gloo backend (or the Gloo headers)",
+    "needs_newer_libtorch": "the check needs the LibTorch the cell names (needs_libtorch)",
 }
 NOT_ACCEPTED = {
     "device_unusable": "an earlier cell's sticky CUDA error broke the device",
@@ -38,7 +40,14 @@ CUDA_INDEX = re.compile(r"cuda:(\d+)")
 DEVICE_ABSENT = ("no_cuda_build", "no_cuda_device", "too_few_gpus")
 # Codes a cell's needs() gives (harness/scenario.h): accepted only where the cell's committed
 # entry lists them ("skip_codes", written by --refresh-expectations from a run that skipped it so).
-NEED_CODES = ("needs_cuda", "needs_no_cuda", "not_on_sim", "no_c10d_gloo")
+NEED_CODES = (
+    "needs_cuda",
+    "needs_no_cuda",
+    "not_on_sim",
+    "no_c10d_gloo",
+    "needs_newer_libtorch",
+)
+VERSION = re.compile(r"(\d+)\.(\d+)")
 
 
 def _gpus_needed(device_label: str) -> int:
@@ -51,10 +60,25 @@ def _cuda(fingerprint: JsonObject) -> Tuple[bool, int]:
     return cuda["built_with_cuda"], cuda["device_count"]
 
 
+def _older(cell: JsonObject, fingerprint: JsonObject) -> Optional[str]:
+    """Why the run contradicts a needs_newer_libtorch skip, or None: the cell names no version
+    (results.json "needs_libtorch"), or the run's LibTorch is that version or newer."""
+    needed = VERSION.fullmatch(cell.get("needs_libtorch") or "")
+    if not needed:
+        return f"it names no LibTorch version it needs (needs_libtorch: {cell.get('needs_libtorch')!r})"
+    ran = VERSION.match(fingerprint["libtorch_version"])
+    if not ran:
+        return f"the run's LibTorch version {fingerprint['libtorch_version']!r} reads as no version"
+    if tuple(map(int, ran.groups())) < tuple(map(int, needed.groups())):
+        return None
+    return f"the run's LibTorch {fingerprint['libtorch_version']} is {needed.group(0)} or newer"
+
+
 def _untrue(code: str, cell: JsonObject, fingerprint: JsonObject) -> Optional[str]:
     """Why the run itself contradicts `code` on this cell, or None: a device-absence code needs a
     CUDA cell and that device absent; needs_cuda CUDA absent; needs_no_cuda a non-CUDA cell and
-    CUDA present; not_on_sim a sim cell; no_c10d_gloo a fingerprint saying c10d Gloo is absent."""
+    CUDA present; not_on_sim a sim cell; no_c10d_gloo a fingerprint saying c10d Gloo is absent;
+    needs_newer_libtorch a run older than the version the cell names (_older)."""
     built, count = _cuda(fingerprint)
     needed = _gpus_needed(cell["device"])
     device = cell["device"]
@@ -72,6 +96,7 @@ def _untrue(code: str, cell: JsonObject, fingerprint: JsonObject) -> Optional[st
         "not_on_sim": not device.startswith("sim") and f"{device} is not the simulated device",
         "no_c10d_gloo": fingerprint.get("c10d_gloo") is not False
         and "the run's fingerprint does not say c10d Gloo is absent",
+        "needs_newer_libtorch": code == "needs_newer_libtorch" and _older(cell, fingerprint),
     }.get(code) or None
 
 
