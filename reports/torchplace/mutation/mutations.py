@@ -754,6 +754,15 @@ MUTATIONS = [
         "return model(device_input).cpu(); });",
         [(S, "unregistered_buffers.check=to_device/variant=registered_buffer/device=sim0")],
     ),
+    # The float64 forward's output cast back to float32: values within the float32 reference's
+    # tolerance; only the dtype check of the registered buffer's cpu cell sees it.
+    m(
+        "buffers_output_cast_back_to_float32",
+        BUFFERS,
+        "return model(input); });",
+        "return model(input).to(torch::kFloat); });",
+        [cpu_cells("unregistered_buffers", "check=to_float64/variant=registered_buffer")],
+    ),
     # zero_grad forgotten in the budget's step: gradients accumulate alike on the CPU and the sim,
     # with the same counts; only "each step is one plain SGD step" (tp::train_sgd) sees it.
     m(
