@@ -17,7 +17,7 @@
 // input, forward and backward (boolean_index: 3, 672 B, the logits' two and index_put's clone).
 // Those are LibTorch's own work and differ by version (2.14.1's index backward makes no clone:
 // 2, 576 B), so a cell holds them as a ceiling; host<->device copies and syncs are exact, and so
-// is what comes after the loop, which makes no device-to-device copy on any version.
+// is what comes after the loop (an item() and one copy to the host: no device-to-device copy).
 // The fix of each pair is the same step (every fix applied). On the CPU there is nothing to
 // count (covered by the sim:0 cell); on CUDA the loop runs under the sync-debug mode in error
 // mode (c10::cuda::warning_state()): each broken variant must raise, each fix must not.
