@@ -735,6 +735,43 @@ MUTATIONS = [
         "torch::nn::GRU gru(2, kHidden);\n  gru->to(cell.device());  //",
         [cpu_cells("single_op_checks", "case=hidden_with_the_input")],
     ),
+    # The fill run on the CPU scores and mask, not their device copies: the right values on the
+    # wrong device; only the device check of mask_moved's sim cell sees it (mask_on_cpu's sim
+    # cell fails too: its expected error is gone).
+    m(
+        "fill_on_the_cpu_scores",
+        SCALARS,
+        "return on_device.masked_fill(used, -1e9); });",
+        "return scores.masked_fill(mask, -1e9); });",
+        [(S, "scalar_operands.case=mask_moved/device=sim0")],
+    ),
+    # The forward's output read back to the CPU: the values the reference has; only the device
+    # check of the registered buffer's sim cell sees it.
+    m(
+        "buffers_output_read_back_to_the_cpu",
+        BUFFERS,
+        "return model(device_input); });",
+        "return model(device_input).cpu(); });",
+        [(S, "unregistered_buffers.check=to_device/variant=registered_buffer/device=sim0")],
+    ),
+    # The float64 forward's output cast back to float32: values within the float32 reference's
+    # tolerance; only the dtype check of the registered buffer's cpu cell sees it.
+    m(
+        "buffers_output_cast_back_to_float32",
+        BUFFERS,
+        "return model(input); });",
+        "return model(input).to(torch::kFloat); });",
+        [cpu_cells("unregistered_buffers", "check=to_float64/variant=registered_buffer")],
+    ),
+    # zero_grad forgotten in the budget's step: gradients accumulate alike on the CPU and the sim,
+    # with the same counts; only "each step is one plain SGD step" (tp::train_sgd) sees it.
+    m(
+        "budget_gradients_accumulate",
+        BUDGET,
+        "  optimizer.zero_grad();\n  const torch::Tensor logits = run.net(features, mask);",
+        "  const torch::Tensor logits = run.net(features, mask);",
+        [(S, "transfer_budget.case=registered_mask/device=sim0")],
+    ),
     # The sim's copies to the CPU 0.1 % off: every floating value a program reads back from sim
     # memory (not the sim's own copies inside its fallback, which would compound over a training
     # loop) is wrong by a relative 1e-3, beyond every scenario's tolerance. A mutant that loosens
