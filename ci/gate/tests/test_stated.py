@@ -73,6 +73,14 @@ class RanCells(RecordedRun):
         self.assertNotIn("expected_note", self.committed()["cells"][UNDERFLOW])
         self.assertEqual(self.regressions(), [])
 
+    def test_an_outcome_regression_outranks_a_changed_note(self):
+        # compared beyond its outcome only where the outcome stands: a fix that now raises
+        # reports that it raises, not that its note moved (synthetic: both at once)
+        self.expected(SCALER)["note"] = ""
+        self.cell(SCALER).update(status="fail", category="failed", reason="raised")
+        self.cell(SCALER)["observed"].update(outcome="error", error_class="DtypeMismatch")
+        self.assertEqual([r[:2] for r in self.regressions()], [(SCALER, "started_failing")])
+
     def test_a_cell_skipped_for_its_host_states_its_note_too(self):
         self.expected(ABSENT)["note"] = "runs in the cpu cell"
         self.assertEqual([r[:2] for r in self.regressions()], [(ABSENT, "expected_note_changed")])
