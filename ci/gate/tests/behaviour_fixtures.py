@@ -254,6 +254,7 @@ def behaviour_fixtures():
                 "error_class": c["expected"]["error_class"],
                 "category": c["expected"]["category"],
                 **({} if c["status"] == "skip" else ran_outputs(c)),
+                "expected_note": c["expected"]["note"],  # skipped or not (gate/stated.py)
             }
             for c in good_cells()
         },

@@ -1,6 +1,6 @@
 """A real run's records (reports/reference/) as a test's results.json, its expectations refreshed
 from it in a temp folder: the base of the tests that edit one cell and read the gate's verdict
-(test_notes.py, test_metrics.py)."""
+(test_notes.py, test_metrics.py, test_stated.py)."""
 import json
 import shutil
 import tempfile

@@ -27,6 +27,9 @@ last refreshed (`ci/torchplace gate --refresh-expectations RUN_DIR`). The gate f
                         on the LibTorch the entries were refreshed on (gate/notes.py)
   metrics_changed       a cell that ran reports a metric lost, new, or off its committed value,
                         on that LibTorch too (gate/metrics.py)
+  expected_note_changed a cell's expectation, run or skipped, states another note (a skip's
+                        reason, why a mistake is latent) than its committed "expected_note", on
+                        that LibTorch too (gate/stated.py)
 Cells skipped for an accepted code are listed, not compared. A cell on cuda:1..N is judged by
 its kind's entry (the cuda:0 one), so a second GPU is never left ungated. New cells are listed.
 A run in which no committed cell was compared, and an expectations file without cells, cannot
@@ -40,7 +43,7 @@ import os
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from torchplace.gate import metrics, notes, skips
+from torchplace.gate import metrics, notes, skips, stated
 from torchplace.schema import (
     CATEGORIES,
     EXPECTED_CATEGORY,
@@ -230,6 +233,7 @@ def _check_entry(expected: JsonObject, where: str) -> None:
     _check_transfers(expected, where)
     notes.check_entry(expected, where)
     metrics.check_entry(expected, where)
+    stated.check_entry(expected, where)
 
 
 def results_path(run_dir: str) -> str:
@@ -319,6 +323,21 @@ def _regression(
     }
 
 
+def _held_problem(
+    own: JsonObject, cell: JsonObject, problem: Optional[Tuple[str, str]]
+) -> Optional[Tuple[str, str]]:
+    """What the cell's own entry holds beyond its outcome, on the LibTorch it was refreshed on:
+    its expectation's note, whether it ran or skipped; the notes and metrics of a cell that ran."""
+    if problem and problem[0] != "skipped":
+        return problem
+    return (
+        stated.problem(own, cell)
+        or problem
+        or notes.problem(own, cell)
+        or metrics.problem(own, cell)
+    )
+
+
 def compare(
     run_dir: str, expectations_path: str, required: Optional[Dict[str, int]] = None
 ) -> JsonObject:
@@ -357,10 +376,8 @@ def compare(
                 }
             )
         problem = _check_cell(entry, cell, doc["fingerprint"])
-        if not problem and hold_outputs and cell_id in committed:  # a cell's own entry only
-            problem = notes.problem(committed[cell_id], cell) or metrics.problem(
-                committed[cell_id], cell
-            )
+        if hold_outputs and cell_id in committed:  # a cell's own entry only
+            problem = _held_problem(committed[cell_id], cell, problem)
         if problem and problem[0] == "skipped":
             section["skipped"].append({"id": cell_id, "reason": problem[1]})
             continue
@@ -430,6 +447,8 @@ def _kind_entries(
         out[key] = dict(out[key], notes=kept)
     for key, held in metrics.entries(cells, kind_id).items():
         out[key] = dict(out[key], metrics=held)
+    for key, note in stated.entries(cells, kind_id).items():
+        out[key] = dict(out[key], **{stated.KEY: note})
     return out
 
 
