@@ -61,6 +61,12 @@ class EntryFields(unittest.TestCase):
         with self.assertRaisesRegex(InputError, r"skip_codes \['bogus'\] are not need codes"):
             load_entry(skip_codes=["bogus"])
 
+    def test_the_version_a_skip_waits_for_is_text(self):
+        loaded = load_entry(skip_codes=["needs_newer_libtorch"], needs_libtorch="2.0")
+        self.assertEqual(loaded[FIX_CPU]["needs_libtorch"], "2.0")
+        with self.assertRaisesRegex(InputError, "needs_libtorch"):
+            load_entry(skip_codes=["needs_newer_libtorch"], needs_libtorch=2.0)
+
 
 class CompareSection(unittest.TestCase):
     def test_compared_counts_and_categories_in_order(self):

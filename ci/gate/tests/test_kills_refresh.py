@@ -8,7 +8,8 @@ import os
 import tempfile
 import unittest
 
-from gate_inputs import GPU_HOST, FIX_CPU, FIX_CUDA, passing, results, write_in
+from gate_inputs import CPU_HOST, GPU_HOST, FIX_CPU, FIX_CUDA, FIX_SIM, passing, results, skipping
+from gate_inputs import write_in
 from torchplace.gate import behaviour
 
 FIX_CUDA1 = FIX_CUDA.replace("cuda:0", "cuda:1")
@@ -51,6 +52,19 @@ class OneEntryPerKind(unittest.TestCase):
             refreshed([passing(FIX_CUDA), passing(FIX_CUDA1, "DeviceMismatch")])
         self.assertIn(f"{FIX_CUDA1} expects", str(raised.exception))
         self.assertIn(f"its kind {FIX_CUDA} expects", str(raised.exception))
+
+
+class NewerLibTorchNeeded(unittest.TestCase):
+    def test_the_entry_holds_the_version_the_skip_waits_for(self):
+        # the gate refuses a needs_newer_libtorch skip that waits for another version than this
+        # (skips.skip_problem); a refresh that dropped it would refuse every such skip
+        waiting = dict(skipping(FIX_SIM, "needs_newer_libtorch"), needs_libtorch="99.4")
+        entry = refreshed([passing(FIX_CPU), waiting], fingerprint=CPU_HOST)[FIX_SIM]
+        self.assertEqual(entry["skip_codes"], ["needs_newer_libtorch"])
+        self.assertEqual(entry["needs_libtorch"], "99.4")
+        self.assertNotIn(
+            "needs_libtorch", refreshed([passing(FIX_CPU)], fingerprint=CPU_HOST)[FIX_CPU]
+        )
 
 
 class TransferBudgets(unittest.TestCase):

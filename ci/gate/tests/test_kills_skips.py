@@ -209,17 +209,21 @@ class NewerLibTorchNeeded(unittest.TestCase):
     """needs_newer_libtorch: true only on a run older than the version the cell names (a 2.x run
     that skips a cell only 1.13 skips is a regression; found by a 2.14.1 mutation pass)."""
 
-    ALLOWING = {"outcome": "success", "skip_codes": ["needs_newer_libtorch"]}
-
-    def problem(self, ran, needs):
+    def problem(self, ran, needs, committed_needs="same"):
+        """The problem with a sim:0 cell skipped waiting for `needs` on a run of `ran`, whose
+        committed entry lists the code and waits for committed_needs (by default the same)."""
         cell = {"device": "sim:0", "skip_code": "needs_newer_libtorch", "reason": "synthetic"}
         if needs is not None:
             cell["needs_libtorch"] = needs
+        committed = {"outcome": "success", "skip_codes": ["needs_newer_libtorch"]}
+        committed_needs = needs if committed_needs == "same" else committed_needs
+        if committed_needs is not None:
+            committed["needs_libtorch"] = committed_needs
         fingerprint = {
             "libtorch_version": ran,
             "cuda": {"built_with_cuda": False, "device_count": 0},
         }
-        return skips.skip_problem(cell, self.ALLOWING, fingerprint)
+        return skips.skip_problem(cell, committed, fingerprint)
 
     def test_accepted_only_below_the_named_version_compared_as_numbers(self):
         for ran, needs in (
@@ -241,6 +245,14 @@ class NewerLibTorchNeeded(unittest.TestCase):
     def test_a_skip_that_names_no_version_is_refused(self):
         for needs in (None, "", "two", "2.0rc"):
             self.assertIn("names no LibTorch version", self.problem("1.13.0", needs) or "")
+
+    def test_a_version_other_than_the_committed_one_is_refused(self):
+        # a needs_libtorch(3, 0) slipped for (2, 0) still skips truly on 1.13: the entry holds 2.0
+        for needs, committed in (("3.0", "2.0"), ("2.1", "2.0"), ("2.0", None)):
+            problem = self.problem("1.13.0", needs, committed) or ""
+            self.assertIn(
+                f"waits for LibTorch {needs}, its committed entry for {committed}", problem
+            )
 
     def test_a_run_whose_version_reads_as_none_is_refused(self):
         self.assertIn("reads as no version", self.problem("unknown", "2.0") or "")

@@ -224,6 +224,7 @@ def _check_entry(expected: JsonObject, where: str) -> None:
             f"{where}: category {expected['category']!r} contradicts outcome " f"{outcome!r}"
         )
     codes = typed(expected, "skip_codes", (list,), where, optional=True) or []
+    typed(expected, "needs_libtorch", (str,), where, optional=True)
     unknown = [code for code in codes if code not in skips.NEED_CODES]
     if unknown:
         raise InputError(
@@ -422,6 +423,7 @@ def _kind_entries(
     without CUDA, nor needs_cuda with it, so a CPU refresh keeps what a GPU one recorded."""
     out: Dict[str, JsonObject] = {}
     codes: Dict[str, Set[str]] = {}
+    versions: Dict[str, str] = {}
     for cell_id, cell in sorted(cells.items()):
         key = kind_id(cell_id)
         if key in out and out[key] != _expected(cell):
@@ -438,9 +440,13 @@ def _kind_entries(
             and not skips._untrue(code, cell, fingerprint)
         ):
             found.add(code)
+            if code == "needs_newer_libtorch":  # the version it waits for, held (skips.py)
+                versions[key] = cell["needs_libtorch"]
     for key, found in codes.items():
         if found:
             out[key] = dict(out[key], skip_codes=sorted(found))
+    for key, version in versions.items():
+        out[key] = dict(out[key], needs_libtorch=version)
     for key, budget in _transfer_budgets(cells).items():
         out[key] = dict(out[key], transfers=budget)
     for key, kept in notes.entries(cells, kind_id).items():

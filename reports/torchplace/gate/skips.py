@@ -65,7 +65,8 @@ def _older(cell: JsonObject, fingerprint: JsonObject) -> Optional[str]:
     (results.json "needs_libtorch"), or the run's LibTorch is that version or newer."""
     needed = VERSION.fullmatch(cell.get("needs_libtorch") or "")
     if not needed:
-        return f"it names no LibTorch version it needs (needs_libtorch: {cell.get('needs_libtorch')!r})"
+        named = cell.get("needs_libtorch")
+        return f"it names no LibTorch version it needs (needs_libtorch: {named!r})"
     ran = VERSION.match(fingerprint["libtorch_version"])
     if not ran:
         return f"the run's LibTorch version {fingerprint['libtorch_version']!r} reads as no version"
@@ -145,6 +146,12 @@ def skip_problem(
             f"{list(allowed_codes(committed)) or 'no need code'}; a needs() that skips what "
             f"it should run is a regression (if intended, refresh the expectations from a "
             f"run that skips it so): {cell['reason']}"
+        )
+    waits = (committed or {}).get("needs_libtorch")  # the version held (None: none named)
+    if code == "needs_newer_libtorch" and cell.get("needs_libtorch") != waits:
+        return (
+            f"skip_code {code!r} on {cell['device']} waits for LibTorch "
+            f"{cell.get('needs_libtorch')}, its committed entry for {waits}: {cell['reason']}"
         )
     return None
 
