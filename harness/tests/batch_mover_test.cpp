@@ -110,11 +110,13 @@ TEST(BatchMover, MovesExamplesDataAndTargetsToMeta) {
 }
 
 // A tuple inside a container: map_tensors declares the tuple's overload before the containers'
-// bodies, which find it there (a tuple of LibTorch and std types brings no tp:: one by lookup).
+// bodies, which find it there (neither the tuple of LibTorch and std types nor a caller's own
+// function, this lambda, brings the tp::fixes overloads by argument-dependent lookup).
 TEST(MapTensors, ReachesTheTuplesInsideAContainer) {
   const std::vector<std::tuple<torch::Tensor, int>> batch{{torch::ones({2}), 7},
                                                           {torch::ones({3}), 8}};
-  const auto moved = to_device(batch, kMeta);
+  const auto to_meta = [](const torch::Tensor& tensor) { return tensor.to(kMeta); };
+  const auto moved = map_tensors(batch, to_meta);
   ASSERT_EQ(moved.size(), 2u);
   for (size_t i = 0; i < batch.size(); ++i) {
     EXPECT_TRUE(on_meta(std::get<0>(moved[i]), std::get<0>(batch[i]))) << "tuple " << i;
