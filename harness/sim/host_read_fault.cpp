@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "sim_internal.h"
 
@@ -119,7 +120,7 @@ void name_the_code(uintptr_t ip) {
   }
   line.write();
   void* frames[24];
-  const int count = backtrace(frames, 24);
+  const int count = backtrace(frames, static_cast<int>(std::size(frames)));
   int first = 0;  // from the faulting frame: the handler's own frames are noise
   while (first < count && reinterpret_cast<uintptr_t>(frames[first]) != ip) ++first;
   if (first == count) first = 0;
@@ -164,8 +165,8 @@ void on_fault(int signal, siginfo_t* info, void* context) {
 }  // namespace
 
 void install_host_read_handler() {
-  void* warm[1];
-  backtrace(warm, 1);  // loads the unwinder now, not inside the handler
+  void* warm[1];  // loads the unwinder now, not inside the handler
+  backtrace(warm, static_cast<int>(std::size(warm)));
   struct sigaction action {};
   action.sa_sigaction = &on_fault;
   action.sa_flags = SA_SIGINFO | SA_ONSTACK;  // the thread's alternate stack, if it has one

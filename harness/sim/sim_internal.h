@@ -61,6 +61,9 @@ struct Frame {
 };
 // An address's frames, innermost (inlined) first.
 std::vector<Frame> symbolize(void* pc);
+// Without libdw (or outside every object libdwfl knows): the exported symbol that dladdr finds at
+// `pc`, no file nor line; none where no exported symbol covers it.
+std::vector<Frame> exported_frame(void* pc);
 // A symbol's function as Frame::function holds it: its demangled name less the parameters and
 // a return type ("toy::train_step"); a C name or one that does not demangle unchanged.
 std::string symbol_function(const char* symbol);

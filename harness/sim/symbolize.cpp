@@ -152,14 +152,18 @@ std::vector<Frame> frames_of(Dwfl_Module* module, Dwarf_Addr pc) {
 
 }  // namespace
 
+std::vector<Frame> exported_frame(void* pc) {
+  Dl_info info{};
+  if (dladdr(pc, &info) == 0 || info.dli_sname == nullptr) return {};
+  return {Frame{symbol_function(info.dli_sname), "", 0}};
+}
+
 std::vector<Frame> symbolize(void* pc) {
 #ifdef TP_SIM_HAVE_LIBDW
   Dwfl_Module* module = module_of(reinterpret_cast<Dwarf_Addr>(pc));
   if (module != nullptr) return frames_of(module, reinterpret_cast<Dwarf_Addr>(pc));
 #endif
-  Dl_info info{};
-  if (dladdr(pc, &info) == 0 || info.dli_sname == nullptr) return {};
-  return {Frame{symbol_function(info.dli_sname), "", 0}};
+  return exported_frame(pc);
 }
 
 }  // namespace tp::sim::detail

@@ -109,6 +109,21 @@ TEST(BatchMover, MovesExamplesDataAndTargetsToMeta) {
   EXPECT_TRUE(on_meta(to_device(unlabelled, kMeta).data, unlabelled.data)) << "TensorExample";
 }
 
+// A tuple inside a container: map_tensors declares the tuple's overload before the containers'
+// bodies, which find it there (neither the tuple of LibTorch and std types nor a caller's own
+// function, this lambda, brings the tp::fixes overloads by argument-dependent lookup).
+TEST(MapTensors, ReachesTheTuplesInsideAContainer) {
+  const std::vector<std::tuple<torch::Tensor, int>> batch{{torch::ones({2}), 7},
+                                                          {torch::ones({3}), 8}};
+  const auto to_meta = [](const torch::Tensor& tensor) { return tensor.to(kMeta); };
+  const auto moved = map_tensors(batch, to_meta);
+  ASSERT_EQ(moved.size(), 2u);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_TRUE(on_meta(std::get<0>(moved[i]), std::get<0>(batch[i]))) << "tuple " << i;
+    EXPECT_EQ(std::get<1>(moved[i]), std::get<1>(batch[i]));
+  }
+}
+
 // A move blocks unless asked (pageable host memory copies synchronously anyway): the sim's transfer
 // log counts each copy's non_blocking flag.
 TEST(BatchMover, BlocksByDefaultAndOnRequestDoesNot) {

@@ -142,6 +142,15 @@ TEST(RunnerEndToEnd, AStickyErrorSkipsTheLaterCellsOnItsDeviceOnly) {
   }
 }
 
+// Only a cell on the sim enables it (cell_runner.cpp): with a device count the sim refuses, which
+// only enabling reads (sim.h listed()), a process of CPU cells runs them as ever.
+TEST(RunnerEndToEnd, CpuCellsLeaveTheSimUnregistered) {
+  const ProbeRun run = run_probe("runner_probe.case=raises_as_expected*device=cpu", false,
+                                 "TORCHPLACE_SIM_DEVICES=17");
+  ASSERT_EQ(run.cells.size(), 1u) << run.output;
+  EXPECT_EQ(run.cells.begin()->second.at("status"), "pass") << run.cells.begin()->second.dump(2);
+}
+
 // Every cell starts from the same RNG state: the same draw on the CPU and then on sim:0.
 TEST(RunnerEndToEnd, EveryCellStartsFromTheSameSeed) {
   const ProbeRun run = run_probe(

@@ -13,6 +13,7 @@
 #include <torchplace/sim/transfer_log.h>
 #include "child_run.h"
 #include "raised_message.h"
+#include "sim/sim_internal.h"
 
 namespace sim_transfer_log_test {  // unity-built with the other harness tests
 namespace {
@@ -233,6 +234,19 @@ TEST(SimTransferLog, TheSummaryNamesEveryCount) {
                                "); syncs: 1 x _local_scalar_dense" + at(" (", ".item()") +
                                (where.empty() ? "" : ")") + " 1 x copy_to_host" +
                                at(" (", ".cpu()") + (where.empty() ? "" : ")"));
+}
+
+// Frames off (a Python process, sim_internal.h set_user_frames): no place, each count alone.
+TEST(SimTransferLog, WithoutFramesTheSummaryNamesNoPlace) {
+  const torch::Tensor device = torch::randn({3, 4}).to(tp::sim::device());
+  tp::sim::detail::set_user_frames(false);
+  tp::sim::TransferLog log;
+  (void)device.sum().item<float>();
+  log.stop();
+  tp::sim::detail::set_user_frames(true);
+  EXPECT_EQ(log.summary(),
+            "h2d 0 copies 0 B (0 non_blocking); d2h 0 copies 0 B (0 non_blocking); "
+            "d2d 0 copies 0 B (0 non_blocking); syncs: 1 x _local_scalar_dense");
 }
 
 // A copy would share the log's sink, and each copy's destructor would stop it (transfer_log.h).

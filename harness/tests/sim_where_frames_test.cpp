@@ -125,6 +125,19 @@ TEST(SimWhere, AnAddressOutsideEveryObjectIsNoFrame) {
   EXPECT_EQ(described(symbolize(nullptr)), "");
 }
 
+// Without libdw, dladdr's exported symbol alone: qsort (libc exports it), no file nor line; this
+// executable exports none of its functions (no -rdynamic), so an address in one has no frame.
+TEST(SimWhere, WithoutLibdwAnExportedSymbolIsTheFrame) {
+  void* in_qsort = static_cast<char*>(dlsym(RTLD_DEFAULT, "qsort")) + 2;
+  const std::vector<Frame> frames = tp::sim::detail::exported_frame(in_qsort);
+  ASSERT_EQ(frames.size(), 1u) << described(frames);
+  EXPECT_EQ(frames[0].function, "qsort");
+  EXPECT_EQ(frames[0].file, "");
+  EXPECT_EQ(frames[0].line, 0);
+  EXPECT_TRUE(tp::sim::detail::exported_frame(caller()).empty());  // not a frame without a name
+  EXPECT_TRUE(tp::sim::detail::exported_frame(nullptr).empty());
+}
+
 // user_frame(stack) skips [0] (capture_stack's own frame) and reads each return address one
 // byte back, so a stack here holds a return address, or an address one past the place meant.
 TEST(SimWhere, TheUserFrameOfAnInlinedCallIsTheInnermost) {
