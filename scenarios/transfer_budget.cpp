@@ -47,8 +47,8 @@ constexpr int kFeatures = 8;
 constexpr int kClasses = 3;
 constexpr int kSteps = 3;  // measured, after one warm-up step
 constexpr double kLearningRate = 0.1;
-constexpr double kRtol = 1e-6;  // the sim computes with the CPU's kernels
-constexpr double kAtol = 1e-7;
+constexpr tp::Rtol kRtol{1e-6};  // the sim computes with the CPU's kernels
+constexpr tp::Atol kAtol{1e-7};
 
 struct Mistakes {
   bool item_every_step = false;
@@ -214,7 +214,7 @@ void expect_described_in_format() {
 // The mistake costs transfers only: on the CPU the variant logs the loss the fix logs.
 void expect_logs_as_the_fix(const Result& cpu) {
   const Result fix = train(torch::kCPU, Mistakes{});
-  EXPECT_NEAR(cpu.loss, fix.loss, kAtol + kRtol * std::abs(fix.loss)) << "the logged loss";
+  EXPECT_NEAR(cpu.loss, fix.loss, tp::bound(kRtol, kAtol, fix.loss)) << "the logged loss";
 }
 
 void on_sim(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
@@ -230,7 +230,7 @@ void on_sim(tp::Cell& cell, Mistakes mistakes, const Budget& budget) {
   tp::record_transfers(cell, "once", sim.once);
   expect_described_in_format();
   cell.note("per step: " + describe(sim.steps.front()) + "; after the loop: " + describe(sim.once));
-  EXPECT_NEAR(sim.loss, cpu.loss, kAtol + kRtol * std::abs(cpu.loss));
+  EXPECT_NEAR(sim.loss, cpu.loss, tp::bound(kRtol, kAtol, cpu.loss));
   TP_EXPECT_CLOSE(sim.outputs, cpu.outputs, kRtol, kAtol);
   TP_EXPECT_CLOSE(sim.weight, cpu.weight, kRtol, kAtol);
   EXPECT_FALSE(torch::equal(cpu.weight, cpu.initial)) << "the loop never trained its weight";
