@@ -35,9 +35,9 @@ constexpr double kTinyGradient = 1.0 / (1 << 26);
 constexpr double kLearningRate = 0.5;
 // Loss against the fp32 reference: bf16 keeps 8 bits of mantissa (2^-8 = 0.4% per rounding),
 // fp16 keeps 11; the matmuls accumulate in fp32.
-constexpr double kBf16Rtol = 2e-2;
-constexpr double kFp16Rtol = 5e-3;
-constexpr double kAtol = 1e-3;
+constexpr tp::Rtol kBf16Rtol{2e-2};
+constexpr tp::Rtol kFp16Rtol{5e-3};
+constexpr tp::Atol kAtol{1e-3};
 constexpr double kInitScale = 65536.0;  // 2^16, the GradScaler's (and Python's) default
 constexpr double kGradNormRtol = 5e-2;  // bf16 gradients' norm against fp32's
 
@@ -124,7 +124,7 @@ void grad_scaler(tp::Cell& cell, Mlp& model, const torch::Tensor& input,
     scaler.update();
     losses.push_back(loss.item<double>());
   }
-  const double rtol = low_dtype(cell.device()) == torch::kHalf ? kFp16Rtol : kBf16Rtol;
+  const tp::Rtol rtol = low_dtype(cell.device()) == torch::kHalf ? kFp16Rtol : kBf16Rtol;
   TP_EXPECT_CLOSE(torch::tensor(losses.front()), torch::tensor(reference_loss), rtol, kAtol);
   EXPECT_LT(losses.back(), losses.front()) << "the loss did not fall";
   EXPECT_LT(skipped_steps, kSteps) << "every step overflowed";

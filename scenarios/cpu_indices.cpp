@@ -18,8 +18,8 @@ constexpr int kDim = 8;
 constexpr int kLookups = 32;
 constexpr int kSteps = 5;
 constexpr double kLearningRate = 5.0;  // mean over 8 dims and 32 rows: each row's grad is small
-constexpr double kRtol = 1e-4;
-constexpr double kAtol = 1e-6;
+constexpr tp::Rtol kRtol{1e-4};
+constexpr tp::Atol kAtol{1e-6};
 
 struct TableImpl : torch::nn::Module {
   TableImpl() : embedding(register_module("embedding", torch::nn::Embedding(kVocabulary, kDim))) {}

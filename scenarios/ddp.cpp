@@ -53,8 +53,8 @@ constexpr int kHidden = 5;
 constexpr int kOutputs = 2;
 constexpr int kSteps = 3;
 constexpr double kLearningRate = 0.1;
-constexpr double kRtol = 1e-5;  // float32 ranks against the float64 reference, 3 steps
-constexpr double kAtol = 1e-6;
+constexpr tp::Rtol kRtol{1e-5};  // float32 ranks against the float64 reference, 3 steps
+constexpr tp::Atol kAtol{1e-6};
 constexpr std::chrono::milliseconds kGroupTimeout{2000};
 constexpr std::chrono::milliseconds kWatchdog = 3 * kGroupTimeout;  // rendezvous + a collective
 

@@ -19,8 +19,8 @@ constexpr int kFeatures = 16;
 constexpr int kClasses = 5;
 constexpr int kSteps = 5;
 constexpr double kLearningRate = 0.5;
-constexpr double kRtol = 1e-4;  // float32 against float64 over 5 steps
-constexpr double kAtol = 1e-5;
+constexpr tp::Rtol kRtol{1e-4};  // float32 against float64 over 5 steps
+constexpr tp::Atol kAtol{1e-5};
 
 torch::Tensor loss_of(const std::string& loss, const torch::Tensor& logits,
                       const torch::Tensor& target) {

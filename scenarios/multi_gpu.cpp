@@ -37,8 +37,8 @@ namespace {
 constexpr int kSamples = 8;  // split 4 + 4 across the two devices
 constexpr int kFeatures = 16;
 constexpr int kOutputs = 4;
-constexpr double kRtol = 1e-4;  // float32 on a GPU against float32 on the CPU
-constexpr double kAtol = 1e-5;
+constexpr tp::Rtol kRtol{1e-4};  // float32 on a GPU against float32 on the CPU
+constexpr tp::Atol kAtol{1e-5};
 
 torch::Device first(const tp::CellSpec& cell) { return cell.placement().devices.at(0); }
 torch::Device second(const tp::CellSpec& cell) { return cell.placement().devices.at(1); }

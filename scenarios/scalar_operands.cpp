@@ -20,9 +20,9 @@ namespace {
 
 constexpr int kClasses = 5;
 constexpr int kSamples = 4;
-constexpr int kLength = 6;      // a causal mask over 6 positions
-constexpr double kRtol = 1e-6;  // the same float32 ops on the same values
-constexpr double kAtol = 1e-7;
+constexpr int kLength = 6;       // a causal mask over 6 positions
+constexpr tp::Rtol kRtol{1e-6};  // the same float32 ops on the same values
+constexpr tp::Atol kAtol{1e-7};
 
 // The summed per-sample loss, each label a 0-dim tensor on the CPU or moved to the logits.
 torch::Tensor per_sample_loss(const torch::Tensor& logits, const torch::Tensor& labels, bool nll,

@@ -64,8 +64,8 @@ void hidden_with_the_input(tp::Cell& cell) {
   const torch::Tensor hidden = torch::zeros({1, 1, kHidden}, cell.device());
   const auto out = cell.under_test("gru", [&] { return gru->forward(input, hidden); });
   EXPECT_EQ(std::get<0>(out).device(), cell.device());
-  TP_EXPECT_CLOSE(std::get<0>(out), std::get<0>(twin->forward(input.cpu(), hidden.cpu())), 1e-5,
-                  1e-6);
+  TP_EXPECT_CLOSE(std::get<0>(out), std::get<0>(twin->forward(input.cpu(), hidden.cpu())),
+                  tp::Rtol{1e-5}, tp::Atol{1e-6});
 }
 
 torch::nn::Conv2d conv_in(torch::Dtype dtype, const torch::Device& device) {

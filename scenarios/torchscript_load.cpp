@@ -118,7 +118,7 @@ void expect_forward_matches(tp::Cell& cell, torch::jit::Module& loaded, Archive&
       cell.under_test("forward", [&] { return loaded.forward({input}).toTensor(); });
   EXPECT_EQ(output.device(), input.device());
   const torch::Tensor expected = archive.module.forward({input.cpu()}).toTensor();
-  TP_EXPECT_CLOSE(output, expected, 1e-5, 1e-6);
+  TP_EXPECT_CLOSE(output, expected, tp::Rtol{1e-5}, tp::Atol{1e-6});
 }
 
 void default_load(tp::Cell& cell) {

@@ -48,8 +48,8 @@ constexpr int kFeatures = 8;
 constexpr int kClasses = 3;
 constexpr int kSteps = 3;  // measured, after one warm-up step
 constexpr double kLearningRate = 0.1;
-constexpr double kRtol = 1e-6;  // the sim computes with the CPU's kernels
-constexpr double kAtol = 1e-7;
+constexpr tp::Rtol kRtol{1e-6};  // the sim computes with the CPU's kernels
+constexpr tp::Atol kAtol{1e-7};
 
 struct Mistakes {
   bool item_every_step = false;
@@ -215,7 +215,7 @@ void expect_described_in_format() {
 // The mistake costs transfers only: on the CPU the variant logs the loss the fix logs.
 void expect_logs_as_the_fix(const Result& cpu) {
   const Result fix = train(torch::kCPU, Mistakes{});
-  EXPECT_NEAR(cpu.loss, fix.loss, kAtol + kRtol * std::abs(fix.loss)) << "the logged loss";
+  EXPECT_NEAR(cpu.loss, fix.loss, tp::bound(kRtol, kAtol, fix.loss)) << "the logged loss";
 }
 
 // Each step is one plain SGD step on its own loss: the weight tp::train_sgd reaches from the same

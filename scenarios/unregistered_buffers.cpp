@@ -20,8 +20,8 @@ constexpr int kFeatures = 8;
 constexpr int kProjected = 4;
 constexpr int kOutputs = 3;
 constexpr int kSamples = 16;
-constexpr double kRtol = 1e-4;  // float32 on the device against float32 on the CPU
-constexpr double kAtol = 1e-5;
+constexpr tp::Rtol kRtol{1e-4};  // float32 on the device against float32 on the CPU
+constexpr tp::Atol kAtol{1e-5};
 
 struct ProjectorImpl : torch::nn::Module {
   explicit ProjectorImpl(bool register_projection)

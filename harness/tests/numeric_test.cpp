@@ -7,12 +7,19 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <string>
+#include <type_traits>
 
 namespace tp {
 namespace {
 
-constexpr double kRtol = 1e-5;
-constexpr double kAtol = 1e-8;
+// The tolerances are typed so that swapping them, or passing a bare number, does not compile.
+static_assert(!std::is_convertible_v<Atol, Rtol> && !std::is_convertible_v<Rtol, Atol>);
+static_assert(!std::is_convertible_v<double, Rtol> && !std::is_convertible_v<double, Atol>);
+static_assert(!std::is_constructible_v<Rtol, Atol> && !std::is_constructible_v<Atol, Rtol>);
+
+constexpr Rtol kRtol{1e-5};
+constexpr Atol kAtol{1e-8};
 const double kNan = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
@@ -34,7 +41,7 @@ int failures_of(const torch::Tensor& actual, const torch::Tensor& reference) {
 torch::Tensor reference() { return torch::tensor({1.0, 2.0, 3.0}, torch::kFloat64); }
 
 TEST(ExpectClose, PassesWithinTheTolerance) {
-  EXPECT_EQ(failures_of(reference() * (1 + kRtol / 2), reference()), 0);
+  EXPECT_EQ(failures_of(reference() * (1 + kRtol.value / 2), reference()), 0);
   EXPECT_EQ(failures_of(reference().to(torch::kFloat32), reference()), 0);
 }
 
@@ -46,7 +53,9 @@ TEST(ExpectClose, TheRelativeToleranceScalesWithTheReference) {
     {
       ::testing::ScopedFakeTestPartResultReporter reporter(
           ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
-      [&] { TP_EXPECT_CLOSE(torch::tensor(actual), torch::tensor(reference), 0.5, 0.0); }();
+      [&] {
+        TP_EXPECT_CLOSE(torch::tensor(actual), torch::tensor(reference), Rtol{0.5}, Atol{0.0});
+      }();
     }
     return results.size();
   };
@@ -56,8 +65,8 @@ TEST(ExpectClose, TheRelativeToleranceScalesWithTheReference) {
 
 // Beyond by half (a ratio of about 1.5) as well as by far: the bound is 1, not some looser one.
 TEST(ExpectClose, FailsBeyondTheTolerance) {
-  EXPECT_EQ(failures_of(reference() * (1 + 1.5 * kRtol), reference()), 1);
-  EXPECT_EQ(failures_of(reference() * (1 + 3 * kRtol), reference()), 1);
+  EXPECT_EQ(failures_of(reference() * (1 + 1.5 * kRtol.value), reference()), 1);
+  EXPECT_EQ(failures_of(reference() * (1 + 3 * kRtol.value), reference()), 1);
 }
 
 TEST(ExpectClose, FailsANanOutput) {
@@ -86,7 +95,7 @@ TEST(ExpectClose, FailsANegativeTolerance) {
     {
       ::testing::ScopedFakeTestPartResultReporter reporter(
           ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
-      [&] { TP_EXPECT_CLOSE(torch::tensor(actual), torch::tensor(1.0), rtol, atol); }();
+      [&] { TP_EXPECT_CLOSE(torch::tensor(actual), torch::tensor(1.0), Rtol{rtol}, Atol{atol}); }();
     }
     return results.size();
   };
@@ -95,6 +104,25 @@ TEST(ExpectClose, FailsANegativeTolerance) {
     EXPECT_EQ(failures(1e-4, -0.999999, actual), 1) << actual;
   }
   EXPECT_EQ(failures(0.0, 1e-6, 1.0), 0);  // zero is a tolerance: an exact answer passes
+}
+
+// The bound of a scalar check (EXPECT_NEAR): atol plus rtol times the reference's magnitude.
+TEST(ExpectClose, TheBoundIsAtolPlusRtolTimesTheReference) {
+  EXPECT_DOUBLE_EQ(bound(Rtol{0.5}, Atol{0.25}, -2.0), 1.25);
+  EXPECT_DOUBLE_EQ(bound(Rtol{0.0}, Atol{0.25}, 8.0), 0.25);
+}
+
+// The failure message names both tolerances' values.
+TEST(ExpectClose, TheMessageNamesTheTolerances) {
+  ::testing::TestPartResultArray results;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    [&] { TP_EXPECT_CLOSE(torch::tensor(2.0), torch::tensor(1.0), Rtol{0.125}, Atol{0.5}); }();
+  }
+  ASSERT_EQ(results.size(), 1);
+  const std::string message = results.GetTestPartResult(0).message();
+  EXPECT_NE(message.find("beyond rtol=0.125 atol=0.5"), std::string::npos) << message;
 }
 
 TEST(ExpectClose, FailsOtherSizes) {

@@ -14,8 +14,8 @@ namespace {
 constexpr int kSamples = 32;
 constexpr int kSteps = 3;
 constexpr double kLearningRate = 0.1;
-constexpr double kRtol = 1e-4;  // float32 on the device against float64 on the CPU
-constexpr double kAtol = 1e-5;
+constexpr tp::Rtol kRtol{1e-4};  // float32 on the device against float64 on the CPU
+constexpr tp::Atol kAtol{1e-5};
 
 bool broken(const tp::CellSpec& cell) { return cell.axis("variant") == "broken"; }
 bool labels(const tp::CellSpec& cell) { return cell.axis("mistake") == "forgotten_label"; }

@@ -50,13 +50,13 @@ void raises_nothing(Cell& cell) {
 // A fix whose answer is wrong: it runs, and its numeric check must fail the cell.
 void wrong_answer(Cell& cell) {
   const torch::Tensor sum = cell.under_test("add", [] { return torch::ones({2}) + 1; });
-  TP_EXPECT_CLOSE(sum, torch::full({2}, 3.0), 1e-6, 0.0);  // 2 is not 3
+  TP_EXPECT_CLOSE(sum, torch::full({2}, 3.0), Rtol{1e-6}, Atol{0.0});  // 2 is not 3
 }
 
 // The fix's control: the same check on the right answer passes.
 void right_answer(Cell& cell) {
   const torch::Tensor sum = cell.under_test("add", [] { return torch::ones({2}) + 1; });
-  TP_EXPECT_CLOSE(sum, torch::full({2}, 2.0), 1e-6, 0.0);
+  TP_EXPECT_CLOSE(sum, torch::full({2}, 2.0), Rtol{1e-6}, Atol{0.0});
 }
 
 // A sticky error on the cell's accelerator (CUDA's words for cudaErrorIllegalAddress, as
