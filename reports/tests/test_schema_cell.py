@@ -37,6 +37,14 @@ class Valid(SchemaCase):
                 skip_code="no_cuda",
             ),
             cell(
+                expected=SKIP,
+                observed={"outcome": "not_run", "error_class": None},
+                status="skip",
+                category="skipped",
+                skip_code="needs_newer_libtorch",
+                needs_libtorch="2.0",
+            ),
+            cell(
                 observed={"outcome": "error", "error_class": "c10::Error"},
                 status="fail",
                 category="failed",
@@ -71,6 +79,7 @@ class Refused(SchemaCase):
         self.check(": expected must be dict", expected="success")
         self.check(": observed must be dict", observed=None)
         self.check(": skip_code must be str or null", skip_code=7)
+        self.check(": needs_libtorch must be str or null", needs_libtorch=2.0)
         self.check(": notes must be list", notes="one")
         self.check(": notes[1] must be str, found int", notes=["one", 2])
 
